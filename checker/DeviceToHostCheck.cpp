@@ -1,0 +1,146 @@
+//===--- DeviceToHostCheck.cpp - torch-sync-device-to-host -----------------===//
+
+#include "DeviceToHostCheck.h"
+#include "TorchMatchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral TransferId = "transfer";
+constexpr llvm::StringLiteral FactoryId = "factory";
+
+/// The direction of a copy, as far as the devices of both ends are known.
+enum class Direction { None, DeviceToHost, HostToDevice, Unknown };
+
+/// A copy from \p Source to \p Target blocks the host when it crosses between
+/// host and device. An unknown end counts as possibly CUDA; a copy between two
+/// unknown ends is most often device to device, and is not reported.
+Direction copyDirection(DeviceKind Source, DeviceKind Target) {
+  if (Target == DeviceKind::Unspecified || Source == Target)
+    return Direction::None;
+  if (Target == DeviceKind::CPU)
+    return Direction::DeviceToHost;
+  if (Source == DeviceKind::CPU)
+    return Direction::HostToDevice;
+  if (Target == DeviceKind::CUDA && Source == DeviceKind::Unknown)
+    return Direction::HostToDevice;
+  if (Source == DeviceKind::CUDA && Target == DeviceKind::Unknown)
+    return Direction::DeviceToHost;
+  return Direction::None;
+}
+
+/// Whether the torch::tensor data argument is a single value (the scalar path
+/// of TensorDataContainer fills the tensor on the device without a copy).
+bool isScalarTensorData(const Expr *Data) {
+  const auto *Construct =
+      dyn_cast_or_null<CXXConstructExpr>(Data->IgnoreImplicit());
+  if (!Construct || Construct->getNumArgs() != 1)
+    return false;
+  QualType Param =
+      Construct->getConstructor()->getParamDecl(0)->getType().getNonReferenceType();
+  if (Param->isArithmeticType())
+    return true;
+  const auto *Record = Param->getAsRecordDecl();
+  return Record && Record->getIdentifier() &&
+         (Record->getName() == "Half" || Record->getName() == "BFloat16" ||
+          Record->getName() == "complex");
+}
+} // namespace
+
+void DeviceToHostCheck::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(tensorMethod(methodNames(SyncCategory::DeviceToHost))))
+          .bind(TransferId),
+      this);
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(
+                   hasAnyName(functionNames(SyncCategory::DeviceToHost)))))
+          .bind(FactoryId),
+      this);
+}
+
+void DeviceToHostCheck::check(const MatchFinder::MatchResult &Result) {
+  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>(TransferId))
+    checkMemberTransfer(*Call, *Result.Context);
+  else if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(FactoryId))
+    checkTensorFactory(*Call, *Result.Context);
+}
+
+void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
+                                            ASTContext &Context) {
+  const CXXMethodDecl *Method = Call.getMethodDecl();
+  const Expr *Receiver = Call.getImplicitObjectArgument();
+  if (!Method || !Receiver)
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Method);
+  if (!Fact)
+    return;
+  DeviceInference &Devices = devices(Context);
+  // A non-blocking copy is not a sync (it may be a race; that is another
+  // check's business). A non-constant 'non_blocking' is given the benefit of
+  // the doubt.
+  if (Devices.nonBlockingArgument(Call) != std::optional<bool>(false) &&
+      Method->getName() != "cpu" && Method->getName() != "cuda")
+    return;
+
+  DeviceKind Source = Devices.tensorDevice(Receiver);
+  DeviceKind Target = Devices.transferTarget(Call);
+  if (Method->getName() == "copy_") {
+    if (Call.getNumArgs() == 0)
+      return;
+    // dst.copy_(src): the data flows from the argument into the receiver.
+    Target = Source;
+    Source = Devices.tensorDevice(Call.getArg(0));
+    if (Target == DeviceKind::Unspecified)
+      Target = DeviceKind::Unknown;
+  }
+
+  Direction Dir = copyDirection(Source, Target);
+  DeviceKind Uncertain =
+      (Source == DeviceKind::Unknown || Target == DeviceKind::Unknown)
+          ? DeviceKind::Unknown
+          : DeviceKind::CUDA;
+  if (Dir == Direction::None && !(Source == DeviceKind::Unknown &&
+                                  Target == DeviceKind::Unknown &&
+                                  Method->getName() != "copy_"))
+    return;
+  if (!shouldReport(Call, Uncertain, Context))
+    return;
+
+  StringRef Effect = Fact->Effect;
+  if (Method->getName() == "to" || Method->getName() == "copy_") {
+    if (Dir == Direction::DeviceToHost)
+      Effect = Method->getName() == "to" ? "copies the tensor to the host"
+                                         : "copies device memory into a host "
+                                           "tensor";
+    else if (Dir == Direction::HostToDevice)
+      Effect = Method->getName() == "to" ? "copies a host tensor to the device"
+                                         : "copies host memory to the device";
+    else
+      Effect = "may copy the tensor between host and device";
+  }
+  reportSync(Call, Method->getName(), Effect, Fact->Alternative, Context);
+}
+
+void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
+                                           ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || Call.getNumArgs() < 2)
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Callee);
+  if (!Fact || isScalarTensorData(Call.getArg(0)))
+    return;
+  DeviceKind Target = devices(Context).targetDevice(Call.getArg(1));
+  if (Target == DeviceKind::CPU || Target == DeviceKind::Unspecified)
+    return;
+  if (!shouldReport(Call, Target, Context))
+    return;
+  reportSync(Call, "torch::tensor", Fact->Effect, Fact->Alternative, Context);
+}
+
+} // namespace clang::tidy::torch_sync

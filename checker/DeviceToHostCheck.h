@@ -1,0 +1,30 @@
+//===--- DeviceToHostCheck.h - torch-sync-device-to-host -------------------===//
+
+#ifndef TORCH_SYNC_DEVICETOHOSTCHECK_H
+#define TORCH_SYNC_DEVICETOHOSTCHECK_H
+
+#include "SyncCheckBase.h"
+
+namespace clang::tidy::torch_sync {
+
+/// Finds blocking copies between host and device: '.cpu()', '.to()' with a CPU
+/// target, 'copy_' into a host tensor, and blocking host-to-device copies
+/// ('.cuda()', '.to(device)' without 'non_blocking', 'torch::tensor' built
+/// from a host list on a CUDA device). The host waits until the GPU has
+/// finished all queued work before the copy.
+///
+/// For the user-facing documentation see docs/checks/device-to-host.md.
+class DeviceToHostCheck : public SyncCheckBase {
+public:
+  using SyncCheckBase::SyncCheckBase;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  void checkMemberTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
+  void checkTensorFactory(const CallExpr &Call, ASTContext &Context);
+};
+
+} // namespace clang::tidy::torch_sync
+
+#endif // TORCH_SYNC_DEVICETOHOSTCHECK_H

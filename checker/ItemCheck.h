@@ -1,0 +1,30 @@
+//===--- ItemCheck.h - torch-sync-item -------------------------------------===//
+
+#ifndef TORCH_SYNC_ITEMCHECK_H
+#define TORCH_SYNC_ITEMCHECK_H
+
+#include "SyncCheckBase.h"
+
+namespace clang::tidy::torch_sync {
+
+/// Finds tensor values read on the host ('item()', 'item<T>()',
+/// 'is_nonzero()', 'equal()', 'allclose()'), which block until the GPU has
+/// finished all queued work.
+///
+/// For the user-facing documentation see docs/checks/item.md.
+class ItemCheck : public SyncCheckBase {
+public:
+  /// Reads SyncFunctions (regexes of the qualified names of the project's
+  /// own synchronizing functions) besides the shared options.
+  ItemCheck(StringRef Name, ClangTidyContext *Context);
+  void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+private:
+  const std::string SyncFunctions;
+};
+
+} // namespace clang::tidy::torch_sync
+
+#endif // TORCH_SYNC_ITEMCHECK_H

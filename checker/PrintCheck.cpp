@@ -1,0 +1,75 @@
+//===--- PrintCheck.cpp - torch-sync-print ---------------------------------===//
+
+#include "PrintCheck.h"
+#include "TorchMatchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral CallId = "call";
+
+/// The outermost macro that \p Loc was expanded from ("TORCH_WARN"), or empty.
+StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
+                             const LangOptions &LangOpts) {
+  StringRef Name;
+  while (Loc.isMacroID()) {
+    StringRef Immediate = Lexer::getImmediateMacroName(Loc, SM, LangOpts);
+    if (!Immediate.empty())
+      Name = Immediate;
+    Loc = SM.getImmediateMacroCallerLoc(Loc);
+  }
+  return Name;
+}
+} // namespace
+
+void PrintCheck::registerMatchers(MatchFinder *Finder) {
+  // The formatting functions of ATen/core/Formatting.h and c10/util/StringUtil.h
+  // with a tensor argument. 'TensorBase::print()' and 'toString()' print only
+  // metadata and are members, so they do not match. The message of
+  // TORCH_CHECK goes through c10::detail::torchCheckMsgImpl and is formatted
+  // only when the check fails, so it does not match either.
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
+               hasAnyArgument(hasType(isTorchTensor())))
+          .bind(CallId),
+      this);
+}
+
+void PrintCheck::check(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::Print, *Callee);
+  if (!Fact)
+    return;
+  ASTContext &Context = *Result.Context;
+
+  // 'os << t << u' is two calls; each formats one tensor. c10::str formats
+  // all of its arguments.
+  DeviceInference &Devices = devices(Context);
+  DeviceKind Device = DeviceKind::Unspecified;
+  for (const Expr *Arg : Call->arguments())
+    if (isTensorType(Arg->getType()))
+      Device = combineInputs(Device, Devices.tensorDevice(Arg));
+  if (!shouldReport(*Call, Device, Context))
+    return;
+
+  std::string Name = Fact->Function.drop_front(2).str();
+  if (Fact->Function == "::c10::str") {
+    StringRef Macro = outermostMacroName(Call->getBeginLoc(),
+                                         *Result.SourceManager, getLangOpts());
+    if (!Macro.empty())
+      Name = Macro.str();
+  } else if (isa<CXXOperatorCallExpr>(Call)) {
+    Name = "operator<<";
+  }
+  reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
+}
+
+} // namespace clang::tidy::torch_sync

@@ -1,0 +1,187 @@
+//===--- SyncCheckBase.cpp - what every torch-sync check shares ------------===//
+
+#include "SyncCheckBase.h"
+#include "clang-tidy/utils/OptionsUtils.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+/// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
+/// and the umbrella headers under torch/, as installed by a LibTorch package
+/// or a torch wheel.
+constexpr llvm::StringLiteral DefaultLibTorchHeaderRegex =
+    "(^|/)(ATen|c10|caffe2|torch/csrc)/|(^|/)torch/(torch|script|extension|"
+    "library|custom_class)\\.h$";
+
+/// Walks up the parents of \p Node inside its function. \p Visit gets each
+/// (parent, child) pair and returns true to stop.
+template <typename Callback>
+void forEachAncestor(DynTypedNode Node, ASTContext &Context, Callback Visit) {
+  for (unsigned Depth = 0; Depth < 256; ++Depth) {
+    DynTypedNodeList Parents = Context.getParents(Node);
+    if (Parents.empty())
+      return;
+    DynTypedNode Parent = Parents[0];
+    if (Visit(Parent, Node))
+      return;
+    Node = Parent;
+  }
+}
+
+} // namespace
+
+bool isInsideLoop(const Stmt &Node, ASTContext &Context) {
+  bool InLoop = false;
+  forEachAncestor(
+      DynTypedNode::create(Node), Context,
+      [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
+        const Stmt *ChildStmt = Child.get<Stmt>();
+        if (const auto *For = Parent.get<ForStmt>())
+          InLoop = ChildStmt && ChildStmt != For->getInit();
+        else if (const auto *RangeFor = Parent.get<CXXForRangeStmt>())
+          InLoop = ChildStmt == RangeFor->getBody();
+        else if (Parent.get<WhileStmt>() || Parent.get<DoStmt>())
+          InLoop = true;
+        // A loop outside the function (around a lambda's definition) does not
+        // run the function's body.
+        return InLoop || Parent.get<FunctionDecl>() || Parent.get<LambdaExpr>() ||
+               Parent.get<BlockDecl>();
+      });
+  return InLoop;
+}
+
+SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
+    : ClangTidyCheck(Name, Context),
+      IntendedSyncFunctions(Options.getLocalOrGlobal("IntendedSyncFunctions", "")),
+      ReportUnknownDevice(Options.getLocalOrGlobal("ReportUnknownDevice", true)),
+      LoopsOnly(Options.getLocalOrGlobal("LoopsOnly", false)),
+      LibTorchHeaderRegex(Options.getLocalOrGlobal(
+          "LibTorchHeaderRegex", DefaultLibTorchHeaderRegex)),
+      LibTorchHeaderPattern(LibTorchHeaderRegex) {
+  IntendedPatterns = parseRegexList("IntendedSyncFunctions", IntendedSyncFunctions);
+  std::string Error;
+  if (!LibTorchHeaderPattern.isValid(Error))
+    configurationDiag("invalid regular expression '%0' in option "
+                      "'LibTorchHeaderRegex': %1")
+        << LibTorchHeaderRegex << Error;
+}
+
+std::vector<llvm::Regex> SyncCheckBase::parseRegexList(StringRef OptionName,
+                                                       StringRef Value) {
+  std::vector<llvm::Regex> Patterns;
+  for (StringRef Pattern : utils::options::parseStringList(Value)) {
+    llvm::Regex Regex(Pattern);
+    std::string Error;
+    if (!Regex.isValid(Error)) {
+      configurationDiag("invalid regular expression '%0' in option '%1': %2")
+          << Pattern << OptionName << Error;
+      continue;
+    }
+    Patterns.push_back(std::move(Regex));
+  }
+  return Patterns;
+}
+
+void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  Options.store(Opts, "IntendedSyncFunctions", IntendedSyncFunctions);
+  Options.store(Opts, "ReportUnknownDevice", ReportUnknownDevice);
+  Options.store(Opts, "LoopsOnly", LoopsOnly);
+  Options.store(Opts, "LibTorchHeaderRegex", LibTorchHeaderRegex);
+}
+
+void SyncCheckBase::onStartOfTranslationUnit() {
+  ReportedLocations.clear();
+  Inference.reset();
+  InferenceContext = nullptr;
+}
+
+DeviceInference &SyncCheckBase::devices(ASTContext &Context) {
+  if (!Inference || InferenceContext != &Context) {
+    Inference = std::make_unique<DeviceInference>(Context);
+    InferenceContext = &Context;
+  }
+  return *Inference;
+}
+
+SourceLocation SyncCheckBase::callLocation(const Expr &Call,
+                                           const SourceManager &SM) const {
+  SourceLocation Loc = Call.getBeginLoc();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    if (const auto *Callee = dyn_cast<MemberExpr>(Member->getCallee()))
+      Loc = Callee->getMemberLoc();
+  } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&Call)) {
+    Loc = Operator->getOperatorLoc();
+  }
+  if (Loc.isMacroID() && isInLibraryHeader(SM.getSpellingLoc(Loc), SM))
+    return SM.getExpansionLoc(Loc);
+  return Loc;
+}
+
+bool SyncCheckBase::isInLibraryHeader(SourceLocation Loc,
+                                      const SourceManager &SM) const {
+  SourceLocation Expansion = SM.getExpansionLoc(Loc);
+  if (Expansion.isInvalid() || SM.isInSystemHeader(Expansion))
+    return true;
+  if (SM.isWrittenInMainFile(Expansion))
+    return false;
+  StringRef File = SM.getFilename(Expansion);
+  return !File.empty() && LibTorchHeaderPattern.isValid() &&
+         LibTorchHeaderPattern.match(File);
+}
+
+bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
+                                         ASTContext &Context) const {
+  if (IntendedPatterns.empty())
+    return false;
+  bool Intended = false;
+  forEachAncestor(DynTypedNode::create(Call), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
+                    const auto *Function = Parent.get<FunctionDecl>();
+                    if (!Function)
+                      return false;
+                    std::string Name = Function->getQualifiedNameAsString();
+                    for (const llvm::Regex &Pattern : IntendedPatterns)
+                      if (Pattern.match(Name))
+                        Intended = true;
+                    // Keep walking out of lambdas into the enclosing function.
+                    return Intended || !isa<CXXMethodDecl>(Function) ||
+                           !cast<CXXMethodDecl>(Function)->getParent()->isLambda();
+                  });
+  return Intended;
+}
+
+bool SyncCheckBase::shouldReport(const Expr &Call, DeviceKind Device,
+                                 ASTContext &Context) {
+  if (Device == DeviceKind::CPU)
+    return false;
+  if (Device == DeviceKind::Unknown && !ReportUnknownDevice)
+    return false;
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = callLocation(Call, SM);
+  if (Loc.isInvalid() || isInLibraryHeader(Loc, SM))
+    return false;
+  if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
+    return false;
+  if (LoopsOnly && !isInsideLoop(Call, Context))
+    return false;
+  return !isInIntendedFunction(Call, Context);
+}
+
+void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
+                               StringRef Effect, StringRef Alternative,
+                               ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = callLocation(Call, SM);
+  ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
+  diag(Loc, "'%0' %1 and blocks until the GPU has finished all queued "
+            "work%select{|, on every iteration of the enclosing loop}2; "
+            "consider %3")
+      << Callee << Effect << isInsideLoop(Call, Context) << Alternative;
+}
+
+} // namespace clang::tidy::torch_sync

@@ -1,0 +1,34 @@
+//===--- TorchSyncTidyModule.cpp - the torch-sync clang-tidy module --------===//
+//
+// Registers the torch-sync-* checks, in alphabetical order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeviceToHostCheck.h"
+#include "ItemCheck.h"
+#include "PrintCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "llvm/Config/llvm-config.h"
+#if LLVM_VERSION_MAJOR < 22
+// LLVM 22 moved the registry into ClangTidyModule.h and deprecated this header.
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#endif
+
+namespace clang::tidy::torch_sync {
+
+class TorchSyncModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &CheckFactories) override {
+    CheckFactories.registerCheck<DeviceToHostCheck>("torch-sync-device-to-host");
+    CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
+    CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
+  }
+};
+
+namespace {
+ClangTidyModuleRegistry::Add<TorchSyncModule>
+    Registration("torch-sync-module",
+                 "Finds host-device synchronizations in LibTorch code.");
+} // namespace
+
+} // namespace clang::tidy::torch_sync

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of torch-sync from Debian packages.
+# Idempotent: packages already present are left alone, and apt is asked only for
+# what is missing.
+#
+# Usage: scripts/install-deps.sh [LLVM_MAJOR ...]      (default: 22)
+#   LLVM_MAJOR  an LLVM/Clang release shipped by the Debian archive (e.g. 19, 22).
+set -euo pipefail
+
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || versions=(22)
+
+packages=(cmake ninja-build python3 libtorch-dev)
+for v in "${versions[@]}"; do
+  packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present (${packages[*]})"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
