@@ -84,6 +84,9 @@ const Expr *strip(const Expr *E) {
     const Expr *Next = E->IgnoreUnlessSpelledInSource()->IgnoreParens();
     if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Next))
       Next = Default->getExpr();
+    // 'torch::Device("cpu")' and 'at::Tensor(t)' are written casts.
+    else if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(Next))
+      Next = Cast->getSubExpr();
     if (Next == E)
       break;
     E = Next;
@@ -207,11 +210,17 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
     if (Operator->isAssignmentOp())
       return DeviceKind::Unknown;
     // Arithmetic, comparison and indexing keep their tensor inputs' device.
+    // An operand still being analysed ('x = x + 1') is Unspecified and
+    // leaves the result to the other operands.
     DeviceKind Result = DeviceKind::Unspecified;
-    for (const Expr *Arg : Operator->arguments())
-      if (isTensorType(Arg->getType()))
-        Result = combineInputs(Result, tensorDevice(Arg, Depth + 1));
-    return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
+    bool HasTensorOperand = false;
+    for (const Expr *Arg : Operator->arguments()) {
+      if (!isTensorType(Arg->getType()))
+        continue;
+      HasTensorOperand = true;
+      Result = combineInputs(Result, tensorDevice(Arg, Depth + 1));
+    }
+    return HasTensorOperand ? Result : DeviceKind::Unknown;
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return functionCallDevice(*Call, Depth);

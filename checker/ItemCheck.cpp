@@ -78,8 +78,9 @@ void ItemCheck::check(const MatchFinder::MatchResult &Result) {
 
   if (!shouldReport(*Call, Device, Context))
     return;
-  std::string Name = Fact->Method.empty() ? Fact->Function.drop_front(2).str()
-                                          : Fact->Method.str();
+  std::string Name = isa<CXXMemberCallExpr>(Call)
+                         ? Callee->getNameAsString()
+                         : Callee->getQualifiedNameAsString();
   reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Runs clang-tidy with the torch-sync checks on one test source and verifies
+its diagnostics and fix-its against the annotations in that source.
+
+Annotations (FileCheck syntax, the file itself is the check file):
+  // CHECK-MESSAGES[-SUFFIX]: :[[@LINE-1]]:COL: warning: TEXT [check-name]
+  // CHECK-FIXES[-SUFFIX]: EXPECTED LINE AFTER FIXES
+Every warning and error in clang-tidy's output must be expected by a
+CHECK-MESSAGES line (FileCheck's --implicit-check-not); a source without any
+CHECK-MESSAGES line for the active prefix must produce no warning at all.
+
+The source is copied to a temporary file first, so fix-its never touch it; the
+runner fails if the source changes anyway.
+
+Usage:
+  check_torch_sync.py --tidy CLANG_TIDY [--load PLUGIN] --filecheck FILECHECK
+      --temp TEMP_BASE [--checks GLOB] [--check-suffix S] [--fix]
+      [--config YAML] [--tidy-arg ARG]... SOURCE -- COMPILER_ARGS...
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def run(cmd, **kwargs):
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, **kwargs)
+
+
+def filecheck(filecheck_bin, check_file, input_file, prefix, extra=()):
+    result = run([filecheck_bin, check_file, "--input-file=" + input_file,
+                  "--check-prefix=" + prefix, "--dump-input=fail", *extra])
+    if result.returncode != 0:
+        print(result.stdout)
+        sys.exit("error: FileCheck with prefix %s failed" % prefix)
+
+
+def main():
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        sys.exit("error: expected '--' before the compiler arguments")
+    split = argv.index("--")
+    own, compiler_args = argv[:split], argv[split + 1:]
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tidy", required=True)
+    parser.add_argument("--load")
+    parser.add_argument("--filecheck", required=True)
+    parser.add_argument("--temp", required=True)
+    parser.add_argument("--checks", default="-*,torch-sync-*")
+    parser.add_argument("--check-suffix", default="")
+    parser.add_argument("--fix", action="store_true")
+    parser.add_argument("--config")
+    parser.add_argument("--tidy-arg", action="append", default=[])
+    parser.add_argument("source")
+    args = parser.parse_args(own)
+
+    suffix = "-" + args.check_suffix if args.check_suffix else ""
+    messages_prefix = "CHECK-MESSAGES" + suffix
+    fixes_prefix = "CHECK-FIXES" + suffix
+
+    with open(args.source, encoding="utf-8") as f:
+        source_text = f.read()
+    has_messages = re.search(r"\b%s:" % re.escape(messages_prefix), source_text)
+    has_fixes = re.search(r"\b%s:" % re.escape(fixes_prefix), source_text)
+    if has_fixes and not args.fix:
+        sys.exit("error: %s lines need --fix" % fixes_prefix)
+
+    os.makedirs(os.path.dirname(os.path.abspath(args.temp)), exist_ok=True)
+    extension = os.path.splitext(args.source)[1] or ".cpp"
+    temp_source = args.temp + extension
+    shutil.copyfile(args.source, temp_source)
+    source_hash = sha256(args.source)
+
+    cmd = [args.tidy]
+    if args.load:
+        cmd.append("-load=" + args.load)
+    cmd += [temp_source, "-checks=" + args.checks]
+    if args.config:
+        cmd.append("-config=" + args.config)
+    if args.fix:
+        cmd.append("-fix")
+    cmd += args.tidy_arg
+    cmd += ["--", *compiler_args]
+    result = run(cmd)
+    output = result.stdout
+    output_file = args.temp + ".tidy-output.txt"
+    with open(output_file, "w", encoding="utf-8") as f:
+        f.write(output)
+    print(output)
+
+    if result.returncode != 0:
+        sys.exit("error: clang-tidy exited with %d" % result.returncode)
+    if sha256(args.source) != source_hash:
+        sys.exit("error: the test source was modified")
+
+    if has_messages:
+        filecheck(args.filecheck, args.source, output_file, messages_prefix,
+                  ["--implicit-check-not={{warning|error}}:"])
+    else:
+        unexpected = [l for l in output.splitlines()
+                      if re.search(r"\b(warning|error):", l)]
+        if unexpected:
+            sys.exit("error: expected no diagnostics, got:\n" + "\n".join(unexpected))
+
+    if args.fix:
+        if has_fixes:
+            filecheck(args.filecheck, args.source, temp_source, fixes_prefix,
+                      ["--match-full-lines", "--strict-whitespace"])
+        elif sha256(temp_source) != source_hash:
+            sys.exit("error: fix-its were applied but no %s lines expect them"
+                     % fixes_prefix)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-known --check-suffix=KNOWN \
+// RUN:   --config="{CheckOptions: {torch-sync-item.ReportUnknownDevice: false}}" %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-loops --check-suffix=LOOPS \
+// RUN:   --config="{CheckOptions: {LoopsOnly: true}}" %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-user --check-suffix=USER \
+// RUN:   --config="{CheckOptions: {torch-sync-item.SyncFunctions: 'project::read_.*', torch-sync-item.IntendedSyncFunctions: '^debug::'}}" \
+// RUN:   %s -- %libtorch_flags
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_local_scalar_dense.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/is_nonzero.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
+#include <torch/types.h>
+
+namespace project {
+float read_scalar(const at::Tensor &t);
+} // namespace project
+
+// Positive cases: a tensor of unknown device (a parameter) read on the host.
+
+float positiveItemTemplate(const at::Tensor &t) {
+  return t.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider keeping the value on the device ('at::where', 'clamp', 'at::_assert_async') or reading it once, outside the hot path [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
+}
+
+double positiveItemScalar(const torch::Tensor &t) {
+  at::Scalar s = t.item();
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item' copies a tensor element
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:20: warning: 'item' copies
+  return s.toDouble();
+}
+
+using MyTensor = torch::Tensor;
+bool positiveAliasesAndAuto(MyTensor t) {
+  auto &ref = t;
+  auto v = ref.sum().item().toDouble();
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:22: warning: 'item' copies
+  return v > 0;
+}
+
+bool positiveComparisons(const at::Tensor &a, const at::Tensor &b) {
+  bool r = a.is_nonzero();
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'is_nonzero' reads a tensor element on the host to test it and blocks until the GPU has finished all queued work; consider comparing on the device, or 'at::_assert_async' for a check [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'is_nonzero'
+  r = r && a.equal(b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'equal' reads the result of a tensor comparison on the host and blocks until the GPU has finished all queued work; consider 'at::eq(a, b).all()', which keeps the result on the device [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'equal'
+  r = r && at::equal(a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::equal' reads the result of a tensor comparison
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::equal'
+  r = r && torch::allclose(a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::allclose' reads the result of a tensor comparison on the host and blocks until the GPU has finished all queued work; consider 'at::isclose(a, b).all()', which keeps the result on the device [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::allclose'
+  r = r && at::is_nonzero(a) && at::_local_scalar_dense(b).toBool();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::is_nonzero' reads a tensor element
+  // CHECK-MESSAGES: :[[@LINE-2]]:33: warning: 'at::_local_scalar_dense' copies a tensor element
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'at::is_nonzero'
+  // CHECK-MESSAGES-USER: :[[@LINE-4]]:33: warning: 'at::_local_scalar_dense'
+  return r;
+}
+
+// A tensor known to be on CUDA is reported also with ReportUnknownDevice off.
+float positiveKnownCuda(int steps) {
+  auto x = at::ones({4}, at::TensorOptions().device(at::kCUDA).dtype(at::kFloat));
+  float total = 0;
+  for (int i = 0; i < steps; ++i) {
+    total += x.sum().item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:22: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:22: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-USER: :[[@LINE-4]]:22: warning: 'item' copies
+  }
+  at::Tensor y = at::zeros({2}, at::kCUDA);
+  int n = 0;
+  while (y.sum().item<int>() < steps)
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:18: warning: 'item'
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:18: warning: 'item'
+    // CHECK-MESSAGES-USER: :[[@LINE-4]]:18: warning: 'item'
+    ++n;
+  return total + n;
+}
+
+// The loop's for-init runs once: not "on every iteration".
+int positiveForInitRunsOnce(const at::Tensor &t) {
+  int n = 0;
+  for (int i = t.item<int>(); i < 3; ++i)
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider
+    // CHECK-MESSAGES-USER: :[[@LINE-2]]:18: warning: 'item' copies
+    ++n;
+  return n;
+}
+
+// The project's own synchronizing function (option SyncFunctions).
+float positiveUserSyncFunction(const at::Tensor &t) {
+  return project::read_scalar(t);
+  // CHECK-MESSAGES-USER: :[[@LINE-1]]:10: warning: 'project::read_scalar' is declared as synchronizing (option 'SyncFunctions') and blocks until the GPU has finished all queued work; consider moving it out of the hot path [torch-sync-item]
+}
+
+// Negative cases: provably on the CPU, so no sync.
+
+float negativeCpuFactory() {
+  auto x = at::zeros({3});
+  at::Tensor y = torch::ones({3}, torch::kFloat);
+  at::Tensor z = x + y;
+  auto w = at::sum(z) * 2;
+  return x.sum().item<float>() + z.item<float>() + w.item<float>() +
+         torch::zeros({1}, at::TensorOptions().dtype(at::kInt)).item<int>();
+}
+
+float negativeCpuConversions(const at::Tensor &t) {
+  auto host = t.cpu();
+  float a = host.item<float>();
+  auto host2 = t.to(at::kCPU).abs();
+  float b = host2.sum().item<float>();
+  at::Tensor host3 = t.to(torch::Device("cpu"), at::kFloat);
+  bool same = host3.equal(host2) && at::allclose(host, host2);
+  return a + b + same;
+}
+
+float negativeReassignedOnCpu() {
+  at::Tensor acc;
+  acc = at::zeros({1});
+  for (int i = 0; i < 3; ++i)
+    acc = acc + 1;
+  return acc.item<float>();
+}
+
+float negativeFromBlob(float *data) {
+  auto t = torch::from_blob(data, {4});
+  return t.sum().item<float>();
+}
+
+// Syncs are intended in debug helpers (option IntendedSyncFunctions).
+namespace debug {
+float dump(const at::Tensor &t) {
+  return t.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies
+}
+} // namespace debug
+
+// Look-alikes: not LibTorch tensors, not synchronizing members.
+struct FakeTensor {
+  float item() const { return 0; }
+  bool equal(const FakeTensor &) const { return true; }
+};
+float negativeLookAlike(const FakeTensor &f, const at::Tensor &t) {
+  return f.item() + f.equal(f) + t.dim() + t.numel() + t.sizes()[0];
+}
+
+// A reassignment from elsewhere makes the device unknown again.
+float positiveReassignedFromParameter(const at::Tensor &p) {
+  auto x = at::zeros({1});
+  x = p;
+  return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
+}

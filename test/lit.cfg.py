@@ -1,0 +1,55 @@
+# lit configuration of the torch-sync tests. The build's tools come from
+# lit.site.cfg.py, which CMake generates in the build tree.
+import os
+import shlex
+
+import lit.formats
+
+config.name = "torch-sync"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".cpp", ".cu", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+
+# Compiler flags for sources that include the LibTorch headers: the narrowest
+# header a test needs keeps it fast (<torch/torch.h> costs ~10 s to parse).
+# /usr/include is a system directory already; naming it again with -isystem
+# would break the C++ library's #include_next.
+libtorch_flags = ["-std=c++17"]
+if os.path.realpath(config.libtorch_include) != "/usr/include":
+    libtorch_flags += ["-isystem", config.libtorch_include]
+libtorch_flags += ["-isystem", config.libtorch_api_include]
+
+runner = [
+    config.python,
+    os.path.join(config.test_source_root, "check_torch_sync.py"),
+    "--tidy", config.clang_tidy,
+    "--load", config.plugin,
+    "--filecheck", config.filecheck,
+]
+runner_tidy = [
+    config.python,
+    os.path.join(config.test_source_root, "check_torch_sync.py"),
+    "--tidy", config.torch_sync_tidy,
+    "--filecheck", config.filecheck,
+]
+
+config.substitutions.append(
+    ("%check_torch_sync_tidy", " ".join(shlex.quote(a) for a in runner_tidy)))
+config.substitutions.append(
+    ("%check_torch_sync", " ".join(shlex.quote(a) for a in runner)))
+config.substitutions.append(("%libtorch_flags", " ".join(libtorch_flags)))
+config.substitutions.append(("%libtorch_include", config.libtorch_include))
+config.substitutions.append(("%libtorch_api_include", config.libtorch_api_include))
+config.substitutions.append(("%torch_sync_tidy", config.torch_sync_tidy))
+config.substitutions.append(("%clang_tidy", config.clang_tidy))
+config.substitutions.append(("%plugin", config.plugin))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%not", config.not_tool))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%source_root", config.torch_sync_source_root))
+
+config.available_features.add("llvm-" + config.llvm_version_major)
+if config.other_clang_tidy:
+    config.available_features.add("other-clang-tidy")
+    config.substitutions.append(("%other_clang_tidy", config.other_clang_tidy))
