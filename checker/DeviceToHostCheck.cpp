@@ -49,6 +49,24 @@ bool isScalarTensorData(const Expr *Data) {
          (Record->getName() == "Half" || Record->getName() == "BFloat16" ||
           Record->getName() == "complex");
 }
+/// The variable that \p E names, after implicit nodes, or null.
+const VarDecl *namedVariable(const Expr *E) {
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E ? E->IgnoreUnlessSpelledInSource()
+                                                   : nullptr);
+  return Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+}
+
+/// Whether the target of 't.to(X)' is taken from 't' itself: 't.to(t)',
+/// 't.to(t.device())', 't.to(t.options())'. Such a call copies nothing.
+bool targetIsReceiverItself(const CXXMemberCallExpr &Call) {
+  const VarDecl *Receiver = namedVariable(Call.getImplicitObjectArgument());
+  if (!Receiver || Call.getNumArgs() == 0)
+    return false;
+  const Expr *Target = Call.getArg(0)->IgnoreUnlessSpelledInSource();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Target))
+    Target = Member->getImplicitObjectArgument();
+  return namedVariable(Target) == Receiver;
+}
 } // namespace
 
 void DeviceToHostCheck::registerMatchers(MatchFinder *Finder) {
@@ -88,6 +106,8 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
       Method->getName() != "cpu" && Method->getName() != "cuda")
     return;
 
+  if (Method->getName() == "to" && targetIsReceiverItself(Call))
+    return;
   DeviceKind Source = Devices.tensorDevice(Receiver);
   DeviceKind Target = Devices.transferTarget(Call);
   if (Method->getName() == "copy_") {

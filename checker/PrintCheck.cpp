@@ -35,7 +35,12 @@ void PrintCheck::registerMatchers(MatchFinder *Finder) {
   // only when the check fails, so it does not match either.
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
-               hasAnyArgument(hasType(isTorchTensor())))
+               hasAnyArgument(hasType(isTorchTensor())),
+               // A message for a failure (TORCH_INTERNAL_ASSERT's noreturn
+               // torchInternalAssertFail, a throw) is formatted only when the
+               // program is failing anyway.
+               unless(hasAncestor(expr(anyOf(
+                   callExpr(callee(functionDecl(isNoReturn()))), cxxThrowExpr())))))
           .bind(CallId),
       this);
 }

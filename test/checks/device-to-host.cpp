@@ -1,0 +1,113 @@
+// RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t-known --check-suffix=KNOWN \
+// RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/abs.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
+#include <torch/types.h>
+#include <vector>
+
+// Device to host.
+
+at::Tensor positiveCpu(const at::Tensor &t) {
+  return t.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'cpu' copies the tensor to the host and blocks until the GPU has finished all queued work; consider keeping the computation on the device, or 'to(at::kCPU, /*non_blocking=*/true)' into pinned memory, read after a later synchronization [torch-sync-device-to-host]
+}
+
+void positiveToCpu(const at::Tensor &t, torch::Tensor &out) {
+  auto a = t.to(at::kCPU);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host and blocks until the GPU has finished all queued work; consider keeping the computation on the device, or a non-blocking copy ('non_blocking=true') from or into pinned memory [torch-sync-device-to-host]
+  auto b = t.to(torch::Device(torch::kCPU));
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
+  auto c = t.to(torch::Device("cpu"), at::kFloat);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
+  auto d = t.to(at::TensorOptions().device(at::kCPU).dtype(at::kDouble));
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
+  auto host = at::empty({4});
+  auto e = t.to(host);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
+  auto f = t.to(at::kCPU, /*non_blocking=*/false);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
+  auto cuda = at::zeros({4}, at::kCUDA);
+  auto g = cuda.abs().to(at::kCPU);
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'to' copies the tensor to the host
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:23: warning: 'to' copies the tensor to the host
+  host.copy_(t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies device memory into a host tensor and blocks until the GPU has finished all queued work; consider a pinned host tensor and 'copy_(src, /*non_blocking=*/true)', read after a later synchronization [torch-sync-device-to-host]
+  host.copy_(cuda);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies device memory into a host tensor
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:8: warning: 'copy_' copies device memory into a host tensor
+}
+
+// Host to device.
+
+void positiveHostToDevice(torch::Device device, const std::vector<float> &values) {
+  auto host = torch::ones({8});
+  auto a = host.cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'cuda' copies a host tensor to the device and blocks until the GPU has finished all queued work; consider creating the tensor on the device, or 'pin_memory()' with 'to(device, /*non_blocking=*/true)' [torch-sync-device-to-host]
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:17: warning: 'cuda' copies a host tensor to the device
+  auto b = host.to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to' copies a host tensor to the device
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:17: warning: 'to' copies a host tensor to the device
+  auto c = host.to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to' copies a host tensor to the device
+  auto cuda = at::empty({8}, at::kCUDA);
+  cuda.copy_(host);
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies host memory to the device
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:8: warning: 'copy_' copies host memory to the device
+  auto d = torch::tensor({1.0f, 2.0f, 3.0f}, torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' builds the tensor on the host and copies it to the device and blocks until the GPU has finished all queued work; consider building it once outside the hot path, or from device-side ops ('at::arange', 'at::full', 'at::stack') [torch-sync-device-to-host]
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::tensor' builds the tensor on the host
+  auto e = torch::tensor(values, torch::TensorOptions().device(device));
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' builds the tensor on the host
+  for (int i = 0; i < 3; ++i) {
+    auto batch = torch::zeros({2, 2}).to(device);
+    // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'to' copies a host tensor to the device and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
+  }
+}
+
+// Unknown source and target.
+at::Tensor positiveUnknownTransfer(const at::Tensor &t, at::Device device) {
+  return t.to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to' may copy the tensor between host and device and blocks until the GPU has finished all queued work; consider
+}
+
+// Negative cases.
+
+void negativeNonBlocking(const at::Tensor &t, at::Device device) {
+  auto pinned = at::empty({4}, at::TensorOptions().pinned_memory(true));
+  auto a = t.to(at::kCPU, /*non_blocking=*/true);
+  auto b = pinned.to(device, /*non_blocking=*/true);
+  pinned.copy_(t, /*non_blocking=*/true);
+  auto c = t.to(device, at::kFloat, /*non_blocking=*/true);
+}
+
+void negativeNoTransfer(const at::Tensor &t) {
+  auto a = t.to(at::kFloat);
+  auto b = t.to(at::kHalf, false, /*copy=*/true);
+  auto host = at::zeros({3});
+  auto c = host.cpu();
+  auto d = host.to(at::kCPU).to(torch::kDouble);
+  auto cuda = at::ones({3}, at::kCUDA);
+  auto e = cuda.cuda();
+  auto f = cuda.to(at::kCUDA);
+  cuda.copy_(cuda.abs());
+  host.copy_(at::ones({3}));
+  auto g = torch::tensor(3.5f, torch::kCUDA);
+  auto h = torch::tensor({1, 2, 3});
+  auto i = t.to(t.device());
+}
+
+// A copy between two tensors of unknown device is most often device to
+// device, so it is not reported.
+void negativeUnknownCopy(torch::Tensor &dst, const torch::Tensor &src) {
+  dst.copy_(src);
+}
+
+// A non-constant non_blocking argument gets the benefit of the doubt.
+at::Tensor negativeRuntimeNonBlocking(const at::Tensor &t, bool non_blocking) {
+  return t.to(at::kCPU, non_blocking);
+}
