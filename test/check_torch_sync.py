@@ -72,8 +72,9 @@ def main():
 
     with open(args.source, encoding="utf-8") as f:
         source_text = f.read()
-    has_messages = re.search(r"\b%s:" % re.escape(messages_prefix), source_text)
-    has_fixes = re.search(r"\b%s:" % re.escape(fixes_prefix), source_text)
+    directive = r"\b%s(-DAG|-NEXT|-SAME|-NOT)?:"
+    has_messages = re.search(directive % re.escape(messages_prefix), source_text)
+    has_fixes = re.search(directive % re.escape(fixes_prefix), source_text)
     if has_fixes and not args.fix:
         sys.exit("error: %s lines need --fix" % fixes_prefix)
 

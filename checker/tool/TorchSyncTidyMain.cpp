@@ -5,10 +5,51 @@
 // checks. The module registers itself through ClangTidyModuleRegistry when its
 // object file is linked in.
 //
+// One difference: where clang-tidy, given '-p DIR' without a compilation
+// database, goes on "without flags" (and analyses code it cannot parse), this
+// tool stops with an error, so that a CI job does not pass on nothing.
+//
 //===----------------------------------------------------------------------===//
 
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+#include <string>
+
+namespace {
+
+/// The build path given with -p (as "-p DIR", "-p=DIR", "--p DIR" or
+/// "--p=DIR") before any "--", or std::nullopt.
+std::optional<std::string> buildPathArgument(int argc, const char **argv) {
+  for (int I = 1; I < argc; ++I) {
+    llvm::StringRef Arg = argv[I];
+    if (Arg == "--")
+      break;
+    if ((Arg == "-p" || Arg == "--p") && I + 1 < argc)
+      return std::string(argv[I + 1]);
+    if (Arg.consume_front("-p=") || Arg.consume_front("--p="))
+      return Arg.str();
+  }
+  return std::nullopt;
+}
+
+} // namespace
 
 int main(int argc, const char **argv) {
+  if (std::optional<std::string> BuildPath = buildPathArgument(argc, argv)) {
+    std::string Error;
+    if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(*BuildPath,
+                                                                      Error)) {
+      llvm::errs() << "torch-sync-tidy: error: no compilation database "
+                      "(compile_commands.json) in '"
+                   << *BuildPath
+                   << "' or its parent directories; generate one (CMake: "
+                      "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON) or give the "
+                      "compiler flags after '--'\n";
+      return 1;
+    }
+  }
   return clang::tidy::clangTidyMain(argc, argv);
 }
