@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the dependencies (Debian packages) and builds torch-sync against one
+# or more LLVM releases, each in build/llvm-<N>: the TorchSyncChecks plugin for
+# clang-tidy-<N> -load, and torch-sync-tidy.
+#
+# Usage: scripts/build.sh [LLVM_MAJOR ...]     (default: 22)
+# Environment: TORCH_SYNC_BUILD_ROOT (default: <repo>/build)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || versions=(22)
+build_root=${TORCH_SYNC_BUILD_ROOT:-$repo/build}
+
+"$repo/scripts/install-deps.sh" "${versions[@]}"
+
+for v in "${versions[@]}"; do
+  build="$build_root/llvm-$v"
+  echo "build: LLVM $v in $build"
+  cmake -S "$repo" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER="clang++-$v" \
+    -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
+    -DClang_DIR="/usr/lib/llvm-$v/lib/cmake/clang" >/dev/null
+  cmake --build "$build"
+done
