@@ -107,6 +107,11 @@ auto writesToVariable(const VarDecl &Var) {
                      hasRHS(expr().bind("assigned"))),
       // '&t' and 'Tensor &r = t' let the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
+      // 'Tensor &r = t' (a reference binding is an expression only through
+      // the DeclStmt, so match the initializer's reference).
+      declRefExpr(to(varDecl(equalsNode(&Var))),
+                  hasParent(varDecl(hasType(NonConstRef))))
+          .bind("escape"),
       callExpr(forEachArgumentWithParam(Ref, parmVarDecl(hasType(NonConstRef))))
           .bind("escape"),
       cxxConstructExpr(
@@ -116,6 +121,19 @@ auto writesToVariable(const VarDecl &Var) {
       cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName(
                                      "set_", "swap", "_set_to"))))
           .bind("escape"))));
+}
+
+/// Whether \p T is a list of tensors: at::TensorList (ArrayRef<Tensor>),
+/// at::ITensorListRef, std::vector<Tensor>, std::initializer_list<Tensor>.
+bool isTensorList(QualType T) {
+  T = T.getNonReferenceType().getCanonicalType();
+  const auto *Specialization =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsRecordDecl());
+  if (!Specialization || Specialization->getTemplateArgs().size() == 0)
+    return false;
+  const TemplateArgument &First = Specialization->getTemplateArgs()[0];
+  return First.getKind() == TemplateArgument::Type &&
+         isTensorType(First.getAsType());
 }
 
 } // namespace
@@ -275,6 +293,10 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
       Inputs = combineInputs(Inputs, tensorDevice(Arg, Depth + 1));
       continue;
     }
+    if (isTensorList(T)) {
+      Inputs = combineInputs(Inputs, tensorListDevice(Arg, Depth + 1));
+      continue;
+    }
     StringRef Record = libraryRecordName(T);
     if (Record == "TensorOptions" || Record == "Device" ||
         libraryEnumName(T) == "DeviceType")
@@ -285,6 +307,30 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
   // A factory ('zeros', 'from_blob', 'torch::tensor') without a device
   // allocates on the CPU: C++ has no default-device setting.
   return Inputs == DeviceKind::Unspecified ? DeviceKind::CPU : Inputs;
+}
+
+DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
+  // A braced list written at the call ('at::cat({a, b})'): its elements.
+  const InitListExpr *List = nullptr;
+  for (const Expr *Inner = E; Inner && !List;) {
+    Inner = Inner->IgnoreImplicit();
+    if ((List = dyn_cast<InitListExpr>(Inner)))
+      break;
+    if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(Inner))
+      Inner = Std->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner))
+      Inner = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
+    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(Inner))
+      Inner = Temporary->getSubExpr();
+    else
+      Inner = nullptr;
+  }
+  if (!List || List->getNumInits() == 0)
+    return DeviceKind::Unknown;
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const Expr *Element : List->inits())
+    Result = combineInputs(Result, tensorDevice(Element, Depth + 1));
+  return Result;
 }
 
 DeviceKind DeviceInference::transferTarget(const CXXMemberCallExpr &Call) {

@@ -66,6 +66,9 @@ private:
   DeviceKind memberCallDevice(const CXXMemberCallExpr &Call, unsigned Depth);
   DeviceKind functionCallDevice(const CallExpr &Call, unsigned Depth);
   DeviceKind transferTarget(const CXXMemberCallExpr &Call, unsigned Depth);
+  /// The device of a list of tensors (at::TensorList and the like): its
+  /// elements' when it is a braced list at the call, else Unknown.
+  DeviceKind tensorListDevice(const Expr *E, unsigned Depth);
 
   ASTContext &Context;
   /// Cached variable results. A variable being analysed maps to Unspecified,

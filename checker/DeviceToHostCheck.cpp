@@ -28,8 +28,9 @@ Direction copyDirection(DeviceKind Source, DeviceKind Target) {
     return Direction::HostToDevice;
   if (Target == DeviceKind::CUDA && Source == DeviceKind::Unknown)
     return Direction::HostToDevice;
+  // From a CUDA tensor to an unknown device: the host, or another GPU.
   if (Source == DeviceKind::CUDA && Target == DeviceKind::Unknown)
-    return Direction::DeviceToHost;
+    return Direction::Unknown;
   return Direction::None;
 }
 

@@ -48,7 +48,9 @@ void ItemCheck::check(const MatchFinder::MatchResult &Result) {
   ASTContext &Context = *Result.Context;
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(UserSyncCallId)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
-    if (!Callee || !shouldReport(*Call, DeviceKind::Unknown, Context))
+    // The user declared the function synchronizing: no device to infer, and
+    // ReportUnknownDevice does not apply.
+    if (!Callee || !shouldReport(*Call, DeviceKind::CUDA, Context))
       return;
     reportSync(*Call, Callee->getQualifiedNameAsString(),
                "is declared as synchronizing (option 'SyncFunctions')",
@@ -73,9 +75,6 @@ void ItemCheck::check(const MatchFinder::MatchResult &Result) {
   for (const Expr *Arg : Call->arguments())
     if (isTensorType(Arg->getType()))
       Device = combineInputs(Device, Devices.tensorDevice(Arg));
-  if (Device == DeviceKind::Unspecified)
-    Device = DeviceKind::Unknown;
-
   if (!shouldReport(*Call, Device, Context))
     return;
   std::string Name = isa<CXXMemberCallExpr>(Call)

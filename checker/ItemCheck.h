@@ -8,8 +8,9 @@
 namespace clang::tidy::torch_sync {
 
 /// Finds tensor values read on the host ('item()', 'item<T>()',
-/// 'is_nonzero()', 'equal()', 'allclose()'), which block until the GPU has
-/// finished all queued work.
+/// 'at::_local_scalar_dense', 'is_nonzero()', 'equal()', 'allclose()', and the
+/// project's own functions named by the SyncFunctions option), which block
+/// until the GPU has finished all queued work.
 ///
 /// For the user-facing documentation see docs/checks/item.md.
 class ItemCheck : public SyncCheckBase {

@@ -159,6 +159,9 @@ bool SyncCheckBase::shouldReport(const Expr &Call, DeviceKind Device,
                                  ASTContext &Context) {
   if (Device == DeviceKind::CPU)
     return false;
+  // An undefined tensor, or a value whose device nothing names, is unknown.
+  if (Device == DeviceKind::Unspecified)
+    Device = DeviceKind::Unknown;
   if (Device == DeviceKind::Unknown && !ReportUnknownDevice)
     return false;
   const SourceManager &SM = Context.getSourceManager();

@@ -73,7 +73,7 @@ const SyncFact Facts[] = {
      "after a later synchronization",
      "aten/src/ATen/native/cuda/Copy.cu"},
     {SyncCategory::DeviceToHost, "", "::torch::tensor",
-     "builds the tensor on the host and copies it to the device",
+     "copies a list of host values to the device",
      "building it once outside the hot path, or from device-side ops "
      "('at::arange', 'at::full', 'at::stack')",
      "torch/csrc/api/include/torch/detail/TensorDataContainer.h"},

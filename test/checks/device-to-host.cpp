@@ -59,18 +59,24 @@ void positiveHostToDevice(torch::Device device, const std::vector<float> &values
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies host memory to the device
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:8: warning: 'copy_' copies host memory to the device
   auto d = torch::tensor({1.0f, 2.0f, 3.0f}, torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' builds the tensor on the host and copies it to the device and blocks until the GPU has finished all queued work; consider building it once outside the hot path, or from device-side ops ('at::arange', 'at::full', 'at::stack') [torch-sync-device-to-host]
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::tensor' builds the tensor on the host
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' copies a list of host values to the device and blocks until the GPU has finished all queued work; consider building it once outside the hot path, or from device-side ops ('at::arange', 'at::full', 'at::stack') [torch-sync-device-to-host]
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::tensor' copies a list of host values
   auto e = torch::tensor(values, torch::TensorOptions().device(device));
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' builds the tensor on the host
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' copies a list of host values
   for (int i = 0; i < 3; ++i) {
     auto batch = torch::zeros({2, 2}).to(device);
     // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'to' copies a host tensor to the device and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
   }
 }
 
-// Unknown source and target.
+// Unknown source and target; a CUDA source and an unknown target (the host or
+// another GPU).
 at::Tensor positiveUnknownTransfer(const at::Tensor &t, at::Device device) {
+  auto cuda = at::ones({2}, at::kCUDA);
+  auto moved = cuda.to(device);
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to' may copy the tensor between host and device and blocks
+  // (With ReportUnknownDevice off it is silent: the copy is a sync only if the
+  // unknown target is the host.)
   return t.to(device);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to' may copy the tensor between host and device and blocks until the GPU has finished all queued work; consider
 }

@@ -10,6 +10,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_local_scalar_dense.h>
 #include <ATen/ops/allclose.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/equal.h>
 #include <ATen/ops/is_nonzero.h>
 #include <ATen/ops/ones.h>
@@ -160,6 +161,31 @@ float positiveReassignedFromParameter(const at::Tensor &p) {
   auto x = at::zeros({1});
   x = p;
   return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
+}
+
+// Tensor lists: the result of at::cat lives where its inputs live.
+float positiveCatOfCuda() {
+  auto a = at::ones({2}, at::kCUDA);
+  auto joined = at::cat({a, a});
+  return joined.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'item' copies
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:23: warning: 'item' copies
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:23: warning: 'item' copies
+}
+
+float negativeCatOfCpu() {
+  auto a = at::ones({2});
+  return at::cat({a, at::zeros({2})}).sum().item<float>();
+}
+
+// A non-const reference to a variable lets it change behind the analysis.
+float positiveWriteThroughReference(const at::Tensor &p) {
+  auto t = at::zeros({3});
+  auto &alias = t;
+  alias = p;
+  return t.item<float>();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
 }

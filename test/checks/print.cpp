@@ -1,4 +1,6 @@
 // RUN: %check_torch_sync --checks=-*,torch-sync-print --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-print --temp %t-known --check-suffix=KNOWN \
+// RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-print --temp %t-intended --check-suffix=INTENDED \
 // RUN:   --config="{CheckOptions: {IntendedSyncFunctions: 'log_tensor;^Trainer::report$'}}" %s -- %libtorch_flags
 
@@ -76,6 +78,20 @@ void negativeFailureMessages(const at::Tensor &t) {
   TORCH_INTERNAL_ASSERT(t.defined(), "undefined tensor ", t);
   if (t.dim() > 4)
     throw std::runtime_error(c10::str("too many dims: ", t));
+}
+
+// A tensor known to be on CUDA is reported with ReportUnknownDevice off; an
+// undefined tensor is not.
+void positiveKnownCuda() {
+  auto cuda = at::ones({2}, at::kCUDA);
+  std::cout << cuda;
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator<<' streams a tensor
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:13: warning: 'operator<<' streams a tensor
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-3]]:13: warning: 'operator<<' streams a tensor
+  at::Tensor undefined;
+  std::cout << undefined;
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator<<' streams a tensor
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:13: warning: 'operator<<' streams a tensor
 }
 
 // Tensors provably on the CPU.
