@@ -100,18 +100,17 @@ const Expr *strip(const Expr *E) {
 auto writesToVariable(const VarDecl &Var) {
   auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(&Var)))));
   auto NonConstRef = referenceType(pointee(unless(isConstQualified())));
-  return findAll(expr(anyOf(
+  return findAll(stmt(anyOf(
+      // 'Tensor &r = t' lets the tensor change through another name.
+      declStmt(has(varDecl(hasType(NonConstRef), hasInitializer(Ref))))
+          .bind("escape"),
       cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
                           hasArgument(1, expr().bind("assigned"))),
       binaryOperator(isAssignmentOperator(), hasLHS(Ref),
                      hasRHS(expr().bind("assigned"))),
       // '&t' and 'Tensor &r = t' let the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
-      // 'Tensor &r = t' (a reference binding is an expression only through
-      // the DeclStmt, so match the initializer's reference).
-      declRefExpr(to(varDecl(equalsNode(&Var))),
-                  hasParent(varDecl(hasType(NonConstRef))))
-          .bind("escape"),
+
       callExpr(forEachArgumentWithParam(Ref, parmVarDecl(hasType(NonConstRef))))
           .bind("escape"),
       cxxConstructExpr(
@@ -198,7 +197,7 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   if (Result != DeviceKind::Unknown) {
     for (const BoundNodes &Nodes :
          match(writesToVariable(Var), *Function->getBody(), Context)) {
-      if (Nodes.getNodeAs<Expr>("escape")) {
+      if (Nodes.getNodeAs<Stmt>("escape")) {
         Result = DeviceKind::Unknown;
         break;
       }

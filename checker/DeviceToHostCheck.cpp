@@ -70,7 +70,7 @@ bool targetIsReceiverItself(const CXXMemberCallExpr &Call) {
 }
 } // namespace
 
-void DeviceToHostCheck::registerMatchers(MatchFinder *Finder) {
+void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(
           callee(tensorMethod(methodNames(SyncCategory::DeviceToHost))))
@@ -83,7 +83,7 @@ void DeviceToHostCheck::registerMatchers(MatchFinder *Finder) {
       this);
 }
 
-void DeviceToHostCheck::check(const MatchFinder::MatchResult &Result) {
+void DeviceToHostCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>(TransferId))
     checkMemberTransfer(*Call, *Result.Context);
   else if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(FactoryId))
@@ -97,7 +97,7 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
   if (!Method || !Receiver)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Method);
-  if (!Fact)
+  if (!Fact || !isReportablePlace(Call, Context))
     return;
   DeviceInference &Devices = devices(Context);
   // A non-blocking copy is not a sync (it may be a race; that is another
@@ -130,7 +130,7 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
                                   Target == DeviceKind::Unknown &&
                                   Method->getName() != "copy_"))
     return;
-  if (!shouldReport(Call, Uncertain, Context))
+  if (!isReportableDevice(Uncertain))
     return;
 
   StringRef Effect = Fact->Effect;
@@ -154,12 +154,11 @@ void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
   if (!Callee || Call.getNumArgs() < 2)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Callee);
-  if (!Fact || isScalarTensorData(Call.getArg(0)))
+  if (!Fact || isScalarTensorData(Call.getArg(0)) ||
+      !isReportablePlace(Call, Context))
     return;
   DeviceKind Target = devices(Context).targetDevice(Call.getArg(1));
-  if (Target == DeviceKind::CPU || Target == DeviceKind::Unspecified)
-    return;
-  if (!shouldReport(Call, Target, Context))
+  if (Target == DeviceKind::Unspecified || !isReportableDevice(Target))
     return;
   reportSync(Call, "torch::tensor", Fact->Effect, Fact->Alternative, Context);
 }

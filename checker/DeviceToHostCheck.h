@@ -17,8 +17,10 @@ namespace clang::tidy::torch_sync {
 class DeviceToHostCheck : public SyncCheckBase {
 public:
   using SyncCheckBase::SyncCheckBase;
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+protected:
+  void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
+  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   void checkMemberTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);

@@ -24,7 +24,7 @@ void ItemCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "SyncFunctions", SyncFunctions);
 }
 
-void ItemCheck::registerMatchers(MatchFinder *Finder) {
+void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))),
                         on(expr().bind(ReceiverId)))
@@ -44,13 +44,13 @@ void ItemCheck::registerMatchers(MatchFinder *Finder) {
         this);
 }
 
-void ItemCheck::check(const MatchFinder::MatchResult &Result) {
+void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   ASTContext &Context = *Result.Context;
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(UserSyncCallId)) {
     const FunctionDecl *Callee = Call->getDirectCallee();
-    // The user declared the function synchronizing: no device to infer, and
-    // ReportUnknownDevice does not apply.
-    if (!Callee || !shouldReport(*Call, DeviceKind::CUDA, Context))
+    // The user declared the function synchronizing: there is no device to
+    // infer, and ReportUnknownDevice does not apply.
+    if (!Callee || !isReportablePlace(*Call, Context))
       return;
     reportSync(*Call, Callee->getQualifiedNameAsString(),
                "is declared as synchronizing (option 'SyncFunctions')",
@@ -63,7 +63,7 @@ void ItemCheck::check(const MatchFinder::MatchResult &Result) {
   if (!Callee)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::Item, *Callee);
-  if (!Fact)
+  if (!Fact || !isReportablePlace(*Call, Context))
     return;
 
   // The value read is computed from the receiver (t.item()) or from every
@@ -75,7 +75,7 @@ void ItemCheck::check(const MatchFinder::MatchResult &Result) {
   for (const Expr *Arg : Call->arguments())
     if (isTensorType(Arg->getType()))
       Device = combineInputs(Device, Devices.tensorDevice(Arg));
-  if (!shouldReport(*Call, Device, Context))
+  if (!isReportableDevice(Device))
     return;
   std::string Name = isa<CXXMemberCallExpr>(Call)
                          ? Callee->getNameAsString()

@@ -19,8 +19,10 @@ public:
   /// own synchronizing functions) besides the shared options.
   ItemCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
-  void registerMatchers(ast_matchers::MatchFinder *Finder) override;
-  void check(const ast_matchers::MatchFinder::MatchResult &Result) override;
+
+protected:
+  void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
+  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   const std::string SyncFunctions;

@@ -12,6 +12,7 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral CallId = "call";
+constexpr llvm::StringLiteral FailureMessageId = "failure-message";
 
 /// The outermost macro that \p Loc was expanded from ("TORCH_WARN"), or empty.
 StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
@@ -27,33 +28,44 @@ StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
 }
 } // namespace
 
-void PrintCheck::registerMatchers(MatchFinder *Finder) {
+void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The formatting functions of ATen/core/Formatting.h and c10/util/StringUtil.h
   // with a tensor argument. 'TensorBase::print()' and 'toString()' print only
   // metadata and are members, so they do not match. The message of
   // TORCH_CHECK goes through c10::detail::torchCheckMsgImpl and is formatted
   // only when the check fails, so it does not match either.
-  Finder->addMatcher(
+  auto Formatting =
       callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
-               hasAnyArgument(hasType(isTorchTensor())),
-               // A message for a failure (TORCH_INTERNAL_ASSERT's noreturn
-               // torchInternalAssertFail, a throw) is formatted only when the
-               // program is failing anyway.
-               unless(hasAncestor(expr(anyOf(
-                   callExpr(callee(functionDecl(isNoReturn()))), cxxThrowExpr())))))
-          .bind(CallId),
+               hasAnyArgument(hasType(isTorchTensor())));
+  Finder->addMatcher(Formatting.bind(CallId), this);
+  // A message for a failure (an argument of a noreturn function such as
+  // TORCH_INTERNAL_ASSERT's torchInternalAssertFail, or of a throw) is
+  // formatted only when the program is failing anyway. The traversal reaches
+  // the failure before the formatting call inside it, which is then skipped.
+  Finder->addMatcher(
+      expr(anyOf(callExpr(callee(functionDecl(isNoReturn()))), cxxThrowExpr()),
+           forEachDescendant(Formatting.bind(FailureMessageId))),
       this);
 }
 
-void PrintCheck::check(const MatchFinder::MatchResult &Result) {
+void PrintCheck::onStartOfTranslationUnit() {
+  SyncCheckBase::onStartOfTranslationUnit();
+  FailureMessages.clear();
+}
+
+void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  if (const auto *Message = Result.Nodes.getNodeAs<CallExpr>(FailureMessageId)) {
+    FailureMessages.insert(Message);
+    return;
+  }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee)
+  if (!Callee || FailureMessages.contains(Call))
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::Print, *Callee);
-  if (!Fact)
-    return;
   ASTContext &Context = *Result.Context;
+  if (!Fact || !isReportablePlace(*Call, Context))
+    return;
 
   // 'os << t << u' is two calls; each formats one tensor. c10::str formats
   // all of its arguments.
@@ -62,7 +74,7 @@ void PrintCheck::check(const MatchFinder::MatchResult &Result) {
   for (const Expr *Arg : Call->arguments())
     if (isTensorType(Arg->getType()))
       Device = combineInputs(Device, Devices.tensorDevice(Arg));
-  if (!shouldReport(*Call, Device, Context))
+  if (!isReportableDevice(Device))
     return;
 
   std::string Name = Fact->Function.drop_front(2).str();

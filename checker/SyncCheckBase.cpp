@@ -6,10 +6,16 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace clang::tidy::torch_sync {
 
+using namespace clang::ast_matchers;
+
 namespace {
+
+constexpr llvm::StringLiteral LoopId = "torch-sync-loop";
+constexpr llvm::StringLiteral LambdaId = "torch-sync-lambda";
 
 /// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
 /// and the umbrella headers under torch/, as installed by a LibTorch package
@@ -34,26 +40,6 @@ void forEachAncestor(DynTypedNode Node, ASTContext &Context, Callback Visit) {
 }
 
 } // namespace
-
-bool isInsideLoop(const Stmt &Node, ASTContext &Context) {
-  bool InLoop = false;
-  forEachAncestor(
-      DynTypedNode::create(Node), Context,
-      [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
-        const Stmt *ChildStmt = Child.get<Stmt>();
-        if (const auto *For = Parent.get<ForStmt>())
-          InLoop = ChildStmt && ChildStmt != For->getInit();
-        else if (const auto *RangeFor = Parent.get<CXXForRangeStmt>())
-          InLoop = ChildStmt == RangeFor->getBody();
-        else if (Parent.get<WhileStmt>() || Parent.get<DoStmt>())
-          InLoop = true;
-        // A loop outside the function (around a lambda's definition) does not
-        // run the function's body.
-        return InLoop || Parent.get<FunctionDecl>() || Parent.get<LambdaExpr>() ||
-               Parent.get<BlockDecl>();
-      });
-  return InLoop;
-}
 
 SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
@@ -96,6 +82,8 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void SyncCheckBase::onStartOfTranslationUnit() {
   ReportedLocations.clear();
+  LoopRanges.clear();
+  LambdaRanges.clear();
   Inference.reset();
   InferenceContext = nullptr;
 }
@@ -155,24 +143,23 @@ bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
   return Intended;
 }
 
-bool SyncCheckBase::shouldReport(const Expr &Call, DeviceKind Device,
-                                 ASTContext &Context) {
-  if (Device == DeviceKind::CPU)
-    return false;
-  // An undefined tensor, or a value whose device nothing names, is unknown.
-  if (Device == DeviceKind::Unspecified)
-    Device = DeviceKind::Unknown;
-  if (Device == DeviceKind::Unknown && !ReportUnknownDevice)
-    return false;
+bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   if (Loc.isInvalid() || isInLibraryHeader(Loc, SM))
     return false;
   if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
     return false;
-  if (LoopsOnly && !isInsideLoop(Call, Context))
+  if (LoopsOnly && !isInsideLoop(Loc, SM))
     return false;
   return !isInIntendedFunction(Call, Context);
+}
+
+bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
+  if (Device == DeviceKind::CPU)
+    return false;
+  // An undefined tensor, or a value whose device nothing names, is unknown.
+  return Device == DeviceKind::CUDA || ReportUnknownDevice;
 }
 
 void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
@@ -184,7 +171,81 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   diag(Loc, "'%0' %1 and blocks until the GPU has finished all queued "
             "work%select{|, on every iteration of the enclosing loop}2; "
             "consider %3")
-      << Callee << Effect << isInsideLoop(Call, Context) << Alternative;
+      << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
+}
+
+void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt()))
+          .bind(LoopId),
+      this);
+  Finder->addMatcher(lambdaExpr().bind(LambdaId), this);
+  registerSyncMatchers(Finder);
+}
+
+void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
+  const SourceManager &SM = *Result.SourceManager;
+  if (const auto *Loop = Result.Nodes.getNodeAs<Stmt>(LoopId)) {
+    if (isInLibraryHeader(Loop->getBeginLoc(), SM))
+      return;
+    // The parts that run on every iteration: not a for-init or range-init.
+    SmallVector<SourceRange, 3> Parts;
+    if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+      Parts = {For->getBody()->getSourceRange()};
+      if (For->getCond())
+        Parts.push_back(For->getCond()->getSourceRange());
+      if (For->getInc())
+        Parts.push_back(For->getInc()->getSourceRange());
+    } else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop)) {
+      Parts = {RangeFor->getBody()->getSourceRange()};
+    } else {
+      Parts = {Loop->getSourceRange()};
+    }
+    for (SourceRange Part : Parts)
+      if (std::optional<FileRange> Range = fileRange(Part, SM))
+        LoopRanges.push_back(*Range);
+    return;
+  }
+  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>(LambdaId)) {
+    if (!isInLibraryHeader(Lambda->getBeginLoc(), SM))
+      if (std::optional<FileRange> Range =
+              fileRange(Lambda->getBody()->getSourceRange(), SM))
+        LambdaRanges.push_back(*Range);
+    return;
+  }
+  checkSync(Result);
+}
+
+std::optional<SyncCheckBase::FileRange>
+SyncCheckBase::fileRange(SourceRange Range, const SourceManager &SM) {
+  SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
+  SourceLocation End = SM.getExpansionRange(Range.getEnd()).getEnd();
+  if (Begin.isInvalid() || End.isInvalid())
+    return std::nullopt;
+  auto [BeginFile, BeginOffset] = SM.getDecomposedLoc(Begin);
+  auto [EndFile, EndOffset] = SM.getDecomposedLoc(End);
+  if (BeginFile != EndFile || EndOffset < BeginOffset)
+    return std::nullopt;
+  return FileRange{BeginFile, BeginOffset, EndOffset};
+}
+
+bool SyncCheckBase::isInsideLoop(SourceLocation Loc,
+                                 const SourceManager &SM) const {
+  std::optional<FileRange> At = fileRange(SourceRange(Loc, Loc), SM);
+  if (!At)
+    return false;
+  for (const FileRange &Loop : LoopRanges) {
+    if (!Loop.contains(*At))
+      continue;
+    // A lambda defined inside the loop runs when it is called, not per
+    // iteration of this loop.
+    bool InNestedLambda = llvm::any_of(LambdaRanges, [&](const FileRange &L) {
+      return L.contains(*At) && Loop.contains(L);
+    });
+    if (!InNestedLambda)
+      return true;
+  }
+  return false;
 }
 
 } // namespace clang::tidy::torch_sync

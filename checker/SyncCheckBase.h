@@ -1,8 +1,9 @@
 //===--- SyncCheckBase.h - what every torch-sync check shares --------------===//
 //
 // The options, the filters and the message that all torch-sync checks share.
-// A check derives from SyncCheckBase, registers its matchers, and in check()
-// asks shouldReport() and emits reportSync(). The base class decides:
+// A check derives from SyncCheckBase, registers its matchers in
+// registerSyncMatchers(), and in checkSync() asks isReportablePlace() and
+// isReportableDevice(), then emits reportSync(). The base class decides:
 //   - where not to report: LibTorch's and other system headers, functions in
 //     which a sync is intended, a location already reported from another
 //     template instantiation, tensors provably on the CPU;
@@ -46,16 +47,30 @@ public:
   }
   void onStartOfTranslationUnit() override;
 
+  /// Registers the loop and lambda matchers that locate loop bodies, then the
+  /// check's own matchers (registerSyncMatchers).
+  void registerMatchers(ast_matchers::MatchFinder *Finder) final;
+  /// Records loops and lambdas; passes every other match to checkSync.
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
+
 protected:
-  /// Whether a sync by \p Call, on a tensor on \p Device, is reported: not
-  /// provably on the CPU, not in a LibTorch or system header, not in an
-  /// intended-sync function, inside a loop when LoopsOnly is set, and not yet
-  /// reported at the same place.
-  bool shouldReport(const Expr &Call, DeviceKind Device, ASTContext &Context);
+  virtual void registerSyncMatchers(ast_matchers::MatchFinder *Finder) = 0;
+  virtual void
+  checkSync(const ast_matchers::MatchFinder::MatchResult &Result) = 0;
+
+  /// Whether a sync by \p Call may be reported at its place: not in a
+  /// LibTorch or system header, not yet reported (another template
+  /// instantiation), inside a loop when LoopsOnly is set, not in an
+  /// intended-sync function. Cheap: call it before inferring devices.
+  bool isReportablePlace(const Expr &Call, ASTContext &Context);
+
+  /// Whether a sync on a tensor on \p Device is reported: never on the CPU;
+  /// an unknown (or unspecified) device only with ReportUnknownDevice.
+  bool isReportableDevice(DeviceKind Device) const;
 
   /// Emits "'<Callee>' <Effect> and blocks until the GPU has finished all
-  /// queued work[, on every loop iteration]; consider <Alternative>" at the
-  /// call, and remembers the location.
+  /// queued work[, on every iteration of the enclosing loop]; consider
+  /// <Alternative>" at the call, and remembers the location.
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   StringRef Alternative, ASTContext &Context);
 
@@ -74,6 +89,22 @@ protected:
   SourceLocation callLocation(const Expr &Call, const SourceManager &SM) const;
 
 private:
+  /// A range of characters in one file, from expansion locations.
+  struct FileRange {
+    FileID File;
+    unsigned Begin = 0;
+    unsigned End = 0;
+    bool contains(const FileRange &Other) const {
+      return File == Other.File && Begin <= Other.Begin && Other.End <= End;
+    }
+  };
+  static std::optional<FileRange> fileRange(SourceRange Range,
+                                            const SourceManager &SM);
+  /// Whether \p Loc runs on every iteration of a loop of its function: it is
+  /// in a recorded loop range and not in a lambda defined inside that loop.
+  /// The ranges come from the loop matchers, which the traversal reaches
+  /// before the calls inside the loops.
+  bool isInsideLoop(SourceLocation Loc, const SourceManager &SM) const;
   bool isInLibraryHeader(SourceLocation Loc, const SourceManager &SM) const;
   bool isInIntendedFunction(const Expr &Call, ASTContext &Context) const;
 
@@ -84,13 +115,11 @@ private:
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;
   llvm::DenseSet<unsigned> ReportedLocations;
+  std::vector<FileRange> LoopRanges;
+  std::vector<FileRange> LambdaRanges;
   std::unique_ptr<DeviceInference> Inference;
   const ASTContext *InferenceContext = nullptr;
 };
-
-/// Whether \p Node sits in the body, condition or increment of a loop within
-/// its function (not in a for-init or range-init, which run once).
-bool isInsideLoop(const Stmt &Node, ASTContext &Context);
 
 } // namespace clang::tidy::torch_sync
 

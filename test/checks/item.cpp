@@ -189,3 +189,25 @@ float positiveWriteThroughReference(const at::Tensor &p) {
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
 }
+
+// A lambda defined in a loop runs when it is called; a loop inside a lambda
+// repeats.
+float positiveLambdasAndLoops(const at::Tensor &t) {
+  float total = 0;
+  for (int i = 0; i < 2; ++i) {
+    auto read = [&] { return t.item<float>(); };
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider
+    // CHECK-MESSAGES-USER: :[[@LINE-2]]:32: warning: 'item' copies
+    total += read();
+  }
+  auto sum = [&] {
+    float s = 0;
+    for (int i = 0; i < 2; ++i)
+      s += t.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:14: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-3]]:14: warning: 'item' copies
+    return s;
+  };
+  return total + sum();
+}
