@@ -25,6 +25,12 @@ enum class SyncCategory {
   Print,        ///< a tensor formatted as text (torch-sync-print)
   DeviceToHost, ///< a blocking transfer between host and device
                 ///< (torch-sync-device-to-host)
+  BooleanMask,  ///< indexing with a boolean mask (torch-sync-boolean-mask)
+  DynamicShape, ///< an output size read from device data
+                ///< (torch-sync-dynamic-shape)
+  DeviceIndex,  ///< an index, bound or size read from the device
+                ///< (torch-sync-device-index)
+  Explicit,     ///< an explicit wait for the device (torch-sync-explicit)
 };
 
 /// One synchronizing LibTorch call.
