@@ -211,6 +211,19 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   return Result;
 }
 
+const Expr *DeviceInference::singleValue(const VarDecl &Var) {
+  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
+      Var.getType()->isReferenceType())
+    return nullptr;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  if (!Function || !Function->getBody())
+    return nullptr;
+  if (!match(writesToVariable(Var), *Function->getBody(), Context).empty())
+    return nullptr;
+  return Var.getInit();
+}
+
 DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
   E = strip(E);
   if (!E || Depth > MaxDepth || E->isTypeDependent() || E->containsErrors())

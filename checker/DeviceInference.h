@@ -59,6 +59,11 @@ public:
   /// constant or the callee has no such parameter.
   std::optional<bool> nonBlockingArgument(const CallExpr &Call);
 
+  /// The initializer of local variable \p Var when nothing else in its
+  /// function assigns it or lets it change (a non-const reference, its
+  /// address, set_ or swap); null otherwise, and for parameters and globals.
+  const Expr *singleValue(const VarDecl &Var);
+
 private:
   DeviceKind tensorDevice(const Expr *E, unsigned Depth);
   DeviceKind targetDevice(const Expr *E, unsigned Depth);

@@ -6,6 +6,8 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Lex/MacroInfo.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace clang::tidy::torch_sync {
@@ -23,6 +25,17 @@ constexpr llvm::StringLiteral LambdaId = "torch-sync-lambda";
 constexpr llvm::StringLiteral DefaultLibTorchHeaderRegex =
     "(^|/)(ATen|c10|caffe2|torch/csrc)/|(^|/)torch/(torch|script|extension|"
     "library|custom_class)\\.h$";
+
+/// Parses "MAJOR.MINOR" (a patch part is ignored) into MAJOR * 100 + MINOR.
+std::optional<unsigned> parseVersion(StringRef Text) {
+  auto [MajorText, Rest] = Text.trim().split('.');
+  StringRef MinorText = Rest.split('.').first;
+  unsigned Major = 0, Minor = 0;
+  if (MajorText.getAsInteger(10, Major) || MinorText.getAsInteger(10, Minor) ||
+      Minor >= 100)
+    return std::nullopt;
+  return Major * 100 + Minor;
+}
 
 /// Walks up the parents of \p Node inside its function. \p Visit gets each
 /// (parent, child) pair and returns true to stop.
@@ -48,7 +61,15 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       LoopsOnly(Options.getLocalOrGlobal("LoopsOnly", false)),
       LibTorchHeaderRegex(Options.getLocalOrGlobal(
           "LibTorchHeaderRegex", DefaultLibTorchHeaderRegex)),
+      LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
       LibTorchHeaderPattern(LibTorchHeaderRegex) {
+  if (!LibTorchVersion.empty()) {
+    ConfiguredVersion = parseVersion(LibTorchVersion);
+    if (!ConfiguredVersion)
+      configurationDiag("invalid LibTorch version '%0' in option "
+                        "'LibTorchVersion': expected MAJOR.MINOR, such as 2.4")
+          << LibTorchVersion;
+  }
   IntendedPatterns = parseRegexList("IntendedSyncFunctions", IntendedSyncFunctions);
   std::string Error;
   if (!LibTorchHeaderPattern.isValid(Error))
@@ -78,6 +99,7 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ReportUnknownDevice", ReportUnknownDevice);
   Options.store(Opts, "LoopsOnly", LoopsOnly);
   Options.store(Opts, "LibTorchHeaderRegex", LibTorchHeaderRegex);
+  Options.store(Opts, "LibTorchVersion", LibTorchVersion);
 }
 
 void SyncCheckBase::onStartOfTranslationUnit() {
@@ -86,6 +108,30 @@ void SyncCheckBase::onStartOfTranslationUnit() {
   LambdaRanges.clear();
   Inference.reset();
   InferenceContext = nullptr;
+}
+
+unsigned SyncCheckBase::libTorchVersion() const {
+  if (ConfiguredVersion)
+    return *ConfiguredVersion;
+  auto MacroValue = [this](StringRef Name) -> std::optional<unsigned> {
+    if (!PP)
+      return std::nullopt;
+    const MacroInfo *Macro = PP->getMacroInfo(PP->getIdentifierInfo(Name));
+    if (!Macro || Macro->getNumTokens() != 1 ||
+        Macro->tokens()[0].isNot(tok::numeric_constant))
+      return std::nullopt;
+    unsigned Value = 0;
+    if (StringRef(Macro->tokens()[0].getLiteralData(),
+                  Macro->tokens()[0].getLength())
+            .getAsInteger(10, Value))
+      return std::nullopt;
+    return Value;
+  };
+  std::optional<unsigned> Major = MacroValue("TORCH_VERSION_MAJOR");
+  std::optional<unsigned> Minor = MacroValue("TORCH_VERSION_MINOR");
+  if (Major && Minor && *Minor < 100)
+    return *Major * 100 + *Minor;
+  return NewestKnownVersion;
 }
 
 DeviceInference &SyncCheckBase::devices(ASTContext &Context) {

@@ -34,6 +34,8 @@ public:
   ///   ReportUnknownDevice    report tensors whose device is not known
   ///   LoopsOnly              report only syncs inside loop bodies
   ///   LibTorchHeaderRegex    paths of LibTorch headers, never reported in
+  ///   LibTorchVersion        "MAJOR.MINOR" to apply rules for, or "" for
+  ///                          the version the parsed headers define
   SyncCheckBase(StringRef Name, ClangTidyContext *Context);
 
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
@@ -46,6 +48,10 @@ public:
     return TK_AsIs;
   }
   void onStartOfTranslationUnit() override;
+  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
+                           Preprocessor *ModuleExpanderPP) override {
+    this->PP = PP;
+  }
 
   /// Registers the loop and lambda matchers that locate loop bodies, then the
   /// check's own matchers (registerSyncMatchers).
@@ -78,6 +84,14 @@ protected:
   /// \p OptionName; reports each invalid one as a configuration error and
   /// leaves it out.
   std::vector<llvm::Regex> parseRegexList(StringRef OptionName, StringRef Value);
+
+  /// The LibTorch version the code is analysed against, as major * 100 +
+  /// minor (113 for 1.13, 211 for 2.11): the LibTorchVersion option when set;
+  /// else TORCH_VERSION_MAJOR and TORCH_VERSION_MINOR as defined by the parsed
+  /// headers (torch/version.h); else NewestKnownVersion.
+  unsigned libTorchVersion() const;
+  /// The newest LibTorch release whose behaviour the facts describe.
+  static constexpr unsigned NewestKnownVersion = 211;
 
   /// The device inference for the current translation unit.
   DeviceInference &devices(ASTContext &Context);
@@ -112,6 +126,9 @@ private:
   const bool ReportUnknownDevice;
   const bool LoopsOnly;
   const std::string LibTorchHeaderRegex;
+  const std::string LibTorchVersion;
+  std::optional<unsigned> ConfiguredVersion;
+  Preprocessor *PP = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;
   llvm::DenseSet<unsigned> ReportedLocations;

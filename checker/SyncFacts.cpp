@@ -77,6 +77,29 @@ const SyncFact Facts[] = {
      "building it once outside the hot path, or from device-side ops "
      "('at::arange', 'at::full', 'at::stack')",
      "torch/csrc/api/include/torch/detail/TensorDataContainer.h"},
+
+    // torch-sync-boolean-mask: the size of the result depends on how many
+    // mask elements are true, which the host reads from the device.
+    {SyncCategory::BooleanMask, "index", "",
+     "with a boolean mask reads the number of true elements from the device "
+     "to size its result",
+     "a fixed-shape form: 'at::where(mask, t, 0)', or 'masked_fill_' on a "
+     "copy",
+     "aten/src/ATen/native/TensorAdvancedIndexing.cpp, "
+     "aten/src/ATen/native/cuda/Nonzero.cu"},
+    {SyncCategory::BooleanMask, "index_put_", "",
+     "with a boolean mask and a device value turns the mask into indices, "
+     "which reads their number from the device",
+     "'masked_fill_(mask, value)' with a host scalar, or "
+     "'at::where(mask, value, t)'",
+     "aten/src/ATen/native/TensorAdvancedIndexingUtils.h, "
+     "aten/src/ATen/TensorIndexing.h"},
+    {SyncCategory::BooleanMask, "masked_select", "::at::masked_select",
+     "reads the number of true mask elements from the device to size its "
+     "result",
+     "a fixed-shape form: 'at::where(mask, t, 0)', summing or counting with "
+     "the mask as a weight",
+     "aten/src/ATen/native/cuda/IndexKernel.cu"},
 };
 
 bool isTensorClass(const CXXRecordDecl *Record) {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BooleanMaskCheck.h"
 #include "DeviceToHostCheck.h"
 #include "ItemCheck.h"
 #include "PrintCheck.h"
@@ -19,6 +20,7 @@ namespace clang::tidy::torch_sync {
 class TorchSyncModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &CheckFactories) override {
+    CheckFactories.registerCheck<BooleanMaskCheck>("torch-sync-boolean-mask");
     CheckFactories.registerCheck<DeviceToHostCheck>("torch-sync-device-to-host");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
