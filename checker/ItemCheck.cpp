@@ -13,6 +13,16 @@ namespace {
 constexpr llvm::StringLiteral CallId = "call";
 constexpr llvm::StringLiteral ReceiverId = "receiver";
 constexpr llvm::StringLiteral UserSyncCallId = "user-sync-call";
+/// The argument of \p Call for the parameter named \p Name, when that
+/// parameter is a tensor; null otherwise (the Scalar overload).
+const Expr *tensorArgumentFor(const CallExpr &Call, const FunctionDecl &Callee,
+                              StringRef Name) {
+  for (const ParmVarDecl *Param : Callee.parameters())
+    if (Param->getName() == Name && isTensorType(Param->getType()) &&
+        Param->getFunctionScopeIndex() < Call.getNumArgs())
+      return Call.getArg(Param->getFunctionScopeIndex());
+  return nullptr;
+}
 } // namespace
 
 ItemCheck::ItemCheck(StringRef Name, ClangTidyContext *Context)
@@ -66,15 +76,33 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (!Fact || !isReportablePlace(*Call, Context))
     return;
 
-  // The value read is computed from the receiver (t.item()) or from every
-  // tensor argument (at::equal(a, b)).
   DeviceInference &Devices = devices(Context);
+  const auto *Receiver = Result.Nodes.getNodeAs<Expr>(ReceiverId);
   DeviceKind Device = DeviceKind::Unspecified;
-  if (const auto *Receiver = Result.Nodes.getNodeAs<Expr>(ReceiverId))
-    Device = Devices.tensorDevice(Receiver);
-  for (const Expr *Arg : Call->arguments())
-    if (isTensorType(Arg->getType()))
-      Device = combineInputs(Device, Devices.tensorDevice(Arg));
+  if (!Fact->TensorValueParameter.empty()) {
+    // Only the overload with a tensor value syncs, and only when that value
+    // is on a device: its item() is then a device read.
+    const Expr *Value =
+        tensorArgumentFor(*Call, *Callee, Fact->TensorValueParameter);
+    if (!Value)
+      return;
+    Device = Devices.tensorDevice(Value);
+    if (Device == DeviceKind::CPU)
+      return;
+    // fill_ copies a same-device value on the device since 2.2 (PR #109115);
+    // it reads the value on the host only across devices.
+    if (Callee->getName() == "fill_" && libTorchVersion() >= 202 &&
+        (!Receiver || Devices.tensorDevice(Receiver) != DeviceKind::CPU))
+      return;
+  } else {
+    // The value read is computed from the receiver (t.item()) or from every
+    // tensor argument (at::equal(a, b)).
+    if (Receiver)
+      Device = Devices.tensorDevice(Receiver);
+    for (const Expr *Arg : Call->arguments())
+      if (isTensorType(Arg->getType()))
+        Device = combineInputs(Device, Devices.tensorDevice(Arg));
+  }
   if (!isReportableDevice(Device))
     return;
   std::string Name = isa<CXXMemberCallExpr>(Call)

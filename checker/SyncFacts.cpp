@@ -12,6 +12,39 @@ constexpr llvm::StringLiteral KeepOnDevice =
     "keeping the value on the device ('at::where', 'clamp', "
     "'at::_assert_async') or reading it once, outside the hot path";
 
+// torch-sync-explicit: what the explicit waits wait for, and the ways around
+// them in each API.
+constexpr llvm::StringLiteral WaitsForDevice =
+    "explicitly waits for all work queued on the device";
+constexpr llvm::StringLiteral WaitsForStream =
+    "explicitly waits for the work queued on the stream";
+constexpr llvm::StringLiteral WaitsForEvent =
+    "explicitly waits for the work recorded in the event";
+constexpr llvm::StringLiteral CopiesSynchronously = "copies synchronously";
+constexpr llvm::StringLiteral RuntimeInsteadOfDeviceWait =
+    "waiting only where the host reads results, polling an event "
+    "('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU";
+constexpr llvm::StringLiteral RuntimeInsteadOfStreamWait =
+    "polling an event recorded on the stream ('cudaEventQuery'), or "
+    "'cudaStreamWaitEvent' for a wait on the GPU";
+constexpr llvm::StringLiteral RuntimeInsteadOfEventWait =
+    "polling the event ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a "
+    "wait on the GPU";
+constexpr llvm::StringLiteral DriverInsteadOfStreamWait =
+    "polling an event recorded on the stream ('cuEventQuery'), or "
+    "'cuStreamWaitEvent' for a wait on the GPU";
+constexpr llvm::StringLiteral TorchInsteadOfDeviceWait =
+    "waiting only where the host reads results, polling an "
+    "'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order "
+    "streams on the GPU";
+constexpr llvm::StringLiteral TorchInsteadOfStreamWait =
+    "polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' "
+    "recorded on it, or 'event.block(other_stream)' for a wait on the GPU";
+constexpr llvm::StringLiteral RuntimeApiSource =
+    "CUDA Runtime API reference and its 'API synchronization behavior'";
+constexpr llvm::StringLiteral DriverApiSource =
+    "CUDA Driver API reference and its 'API synchronization behavior'";
+
 // Sources are paths in the pytorch/pytorch tree (torch 1.13 to 2.11).
 const SyncFact Facts[] = {
     // torch-sync-item: a value computed on the device is read on the host.
@@ -32,6 +65,63 @@ const SyncFact Facts[] = {
      "reads the result of a tensor comparison on the host",
      "'at::isclose(a, b).all()', which keeps the result on the device",
      "aten/src/ATen/native/TensorCompare.cpp"},
+    // The tensor-value overloads read the value on the host; their Scalar
+    // twins do not.
+    {SyncCategory::Item, "masked_fill_", "",
+     "with a tensor value reads the value on the host",
+     "a host scalar value, or 'at::where(mask, value, t)'",
+     "aten/src/ATen/native/cuda/Indexing.cu", "value"},
+    {SyncCategory::Item, "masked_fill", "",
+     "with a tensor value reads the value on the host",
+     "a host scalar value, or 'at::where(mask, value, t)'",
+     "aten/src/ATen/native/cuda/Indexing.cu", "value"},
+    {SyncCategory::Item, "index_fill_", "",
+     "with a tensor value reads the value on the host",
+     "the overload taking a host scalar value",
+     "aten/src/ATen/native/TensorAdvancedIndexing.cpp", "value"},
+    {SyncCategory::Item, "index_fill", "",
+     "with a tensor value reads the value on the host",
+     "the overload taking a host scalar value",
+     "aten/src/ATen/native/TensorAdvancedIndexing.cpp", "value"},
+    {SyncCategory::Item, "fill_", "",
+     "with a device tensor value reads the value on the host",
+     "a value on the same device as the tensor, or a host scalar",
+     "aten/src/ATen/native/Fill.cpp", "value"},
+
+    // Linear algebra that checks its result for errors on the host.
+    {SyncCategory::Item, "inverse", "::at::inverse",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_inv_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::at::linalg_inv",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_inv_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::torch::linalg::inv",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'torch::linalg::inv_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "cholesky", "::at::cholesky",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_cholesky_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::at::linalg_cholesky",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_cholesky_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::torch::linalg::cholesky",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'torch::linalg::cholesky_ex' and checking 'info' on the device, or "
+     "later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::at::linalg_solve",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_solve_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::at::linalg_lu_factor",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'at::linalg_lu_factor_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
 
     // torch-sync-print: formatting a tensor's values copies them to the host.
     {SyncCategory::Print, "", "::at::operator<<",
@@ -100,6 +190,85 @@ const SyncFact Facts[] = {
      "a fixed-shape form: 'at::where(mask, t, 0)', summing or counting with "
      "the mask as a weight",
      "aten/src/ATen/native/cuda/IndexKernel.cu"},
+
+    // torch-sync-explicit: the host waits for the device because the code
+    // asks it to. The CUDA entries name the function as documented; the
+    // headers' macros may declare it under a versioned name (cuMemcpyDtoH_v2,
+    // cudaMemcpy_ptds), which the check maps back. Their sources are the CUDA
+    // 13.0 reference (the comments in cuda_runtime_api.h and cuda.h).
+    // Device-to-device copies do not wait for the host (cuMemcpyDtoD,
+    // cudaMemcpyPeer), and the *Async copies are not listed.
+    {SyncCategory::Explicit, "", "::cudaDeviceSynchronize", WaitsForDevice,
+     RuntimeInsteadOfDeviceWait, RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaThreadSynchronize", WaitsForDevice,
+     RuntimeInsteadOfDeviceWait, RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaStreamSynchronize", WaitsForStream,
+     RuntimeInsteadOfStreamWait, RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaEventSynchronize", WaitsForEvent,
+     RuntimeInsteadOfEventWait, RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaMemcpy", CopiesSynchronously,
+     "'cudaMemcpyAsync' on a stream, with pinned host memory",
+     RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaMemcpy2D", CopiesSynchronously,
+     "'cudaMemcpy2DAsync' on a stream, with pinned host memory",
+     RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaMemcpy3D", CopiesSynchronously,
+     "'cudaMemcpy3DAsync' on a stream, with pinned host memory",
+     RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaMemcpyToSymbol", CopiesSynchronously,
+     "'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory",
+     RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cudaMemcpyFromSymbol", CopiesSynchronously,
+     "'cudaMemcpyFromSymbolAsync' on a stream, with pinned host memory",
+     RuntimeApiSource},
+    {SyncCategory::Explicit, "", "::cuCtxSynchronize",
+     "explicitly waits for all work queued in the context",
+     "waiting only where the host reads results, polling an event "
+     "('cuEventQuery'), or 'cuStreamWaitEvent' to order streams on the GPU",
+     DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuStreamSynchronize", WaitsForStream,
+     DriverInsteadOfStreamWait, DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuEventSynchronize", WaitsForEvent,
+     "polling the event ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait "
+     "on the GPU",
+     DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuMemcpy", CopiesSynchronously,
+     "'cuMemcpyAsync' on a stream, with pinned host memory", DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuMemcpyDtoH", CopiesSynchronously,
+     "'cuMemcpyDtoHAsync' on a stream, into pinned host memory",
+     DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuMemcpyHtoD", CopiesSynchronously,
+     "'cuMemcpyHtoDAsync' on a stream, from pinned host memory",
+     DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuMemcpy2D", CopiesSynchronously,
+     "'cuMemcpy2DAsync' on a stream, with pinned host memory", DriverApiSource},
+    {SyncCategory::Explicit, "", "::cuMemcpy3D", CopiesSynchronously,
+     "'cuMemcpy3DAsync' on a stream, with pinned host memory", DriverApiSource},
+    {SyncCategory::Explicit, "", "::torch::cuda::synchronize", WaitsForDevice,
+     TorchInsteadOfDeviceWait,
+     "torch/csrc/api/src/cuda.cpp, c10/cuda/CUDAFunctions.cpp"},
+    {SyncCategory::Explicit, "", "::c10::cuda::device_synchronize",
+     WaitsForDevice, TorchInsteadOfDeviceWait, "c10/cuda/CUDAFunctions.cpp"},
+    {SyncCategory::Explicit, "", "::c10::cuda::stream_synchronize",
+     WaitsForStream, TorchInsteadOfStreamWait, "c10/cuda/CUDAFunctions.h"},
+    {SyncCategory::Explicit, "", "::c10::cuda::CUDAStream::synchronize",
+     WaitsForStream, TorchInsteadOfStreamWait, "c10/cuda/CUDAStream.h"},
+    {SyncCategory::Explicit, "", "::at::cuda::CUDAEvent::synchronize",
+     WaitsForEvent,
+     "polling the event ('event.query()'), or 'event.block(stream)' for a "
+     "wait on the GPU",
+     "aten/src/ATen/cuda/CUDAEvent.h"},
+    {SyncCategory::Explicit, "", "::c10::cuda::memcpy_and_sync",
+     "copies and then explicitly waits for the stream",
+     "'cudaMemcpyAsync' with pinned host memory, read after an event",
+     "c10/cuda/CUDAFunctions.h"},
+    {SyncCategory::Explicit, "",
+     "::c10::cuda::CUDACachingAllocator::emptyCache",
+     "releases the cached device memory with 'cudaFree', which waits for the "
+     "device",
+     "not calling it in loops: the caching allocator reuses freed blocks "
+     "without a sync",
+     "c10/cuda/CUDACachingAllocator.cpp"},
 };
 
 bool isTensorClass(const CXXRecordDecl *Record) {
@@ -134,14 +303,17 @@ std::vector<llvm::StringRef> functionNames(SyncCategory Category) {
 }
 
 const SyncFact *findSyncFact(SyncCategory Category, const FunctionDecl &Callee) {
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Callee)) {
-    if (!Method->getIdentifier() || !isTensorClass(Method->getParent()))
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
+  if (Method && isTensorClass(Method->getParent())) {
+    if (!Method->getIdentifier())
       return nullptr;
     for (const SyncFact &F : Facts)
       if (F.Category == Category && F.Method == Method->getName())
         return &F;
     return nullptr;
   }
+  // A member of another class is named by its qualified name, like a free
+  // function ("::c10::cuda::CUDAStream::synchronize").
   std::string Qualified = "::" + Callee.getQualifiedNameAsString();
   for (const SyncFact &F : Facts)
     if (F.Category == Category && F.Function == Qualified)

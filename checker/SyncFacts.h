@@ -38,15 +38,22 @@ struct SyncFact {
   SyncCategory Category;
   /// Member function name of at::Tensor or at::TensorBase ("item"), or empty.
   llvm::StringRef Method;
-  /// Fully qualified free function name ("::at::equal"), or empty.
+  /// Fully qualified free function name ("::at::equal"), or the qualified
+  /// name of a member of a class other than at::Tensor
+  /// ("::c10::cuda::CUDAStream::synchronize"), or empty.
   llvm::StringRef Function;
   /// What the call does, phrased to follow the call's name in a diagnostic
   /// ("copies a tensor element to the host").
   llvm::StringRef Effect;
   /// The sync-free alternative, phrased to follow "consider ".
   llvm::StringRef Alternative;
-  /// Where the synchronization happens, as a path in the pytorch/pytorch tree.
+  /// Where the synchronization happens, as a path in the pytorch/pytorch tree
+  /// (for the CUDA runtime and driver APIs, the CUDA reference).
   llvm::StringRef Source;
+  /// For a call that syncs only in the overload that takes a tensor for this
+  /// parameter ("value" of masked_fill_): the parameter's name; the check
+  /// then looks at that argument's device. Empty for the other facts.
+  llvm::StringRef TensorValueParameter = "";
 };
 
 /// All facts, in table order. The storage is static.
@@ -59,7 +66,8 @@ std::vector<llvm::StringRef> methodNames(SyncCategory Category);
 std::vector<llvm::StringRef> functionNames(SyncCategory Category);
 
 /// The fact in \p Category for the called declaration \p Callee (a Tensor
-/// method or an at::/torch::/c10:: function), or null when there is none.
+/// method by its name, any other function or member by its qualified name),
+/// or null when there is none.
 const SyncFact *findSyncFact(SyncCategory Category, const FunctionDecl &Callee);
 
 } // namespace tidy::torch_sync
