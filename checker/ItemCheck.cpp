@@ -3,6 +3,7 @@
 #include "ItemCheck.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang::ast_matchers;
@@ -27,7 +28,8 @@ const Expr *tensorArgumentFor(const CallExpr &Call, const FunctionDecl &Callee,
 
 ItemCheck::ItemCheck(StringRef Name, ClangTidyContext *Context)
     : SyncCheckBase(Name, Context),
-      SyncFunctions(Options.getLocalOrGlobal("SyncFunctions", "")) {}
+      SyncFunctions(Options.getLocalOrGlobal("SyncFunctions", "")),
+      DeviceIndexEnabled(Context->isCheckEnabled("torch-sync-device-index")) {}
 
 void ItemCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   SyncCheckBase::storeOptions(Opts);
@@ -74,6 +76,9 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::Item, *Callee);
   if (!Fact || !isReportablePlace(*Call, Context))
+    return;
+  // A read that becomes a size, bound or index is torch-sync-device-index's.
+  if (DeviceIndexEnabled && Fact->Method == "item" && isShapeRead(*Call, Context))
     return;
 
   DeviceInference &Devices = devices(Context);

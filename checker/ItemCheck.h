@@ -26,6 +26,9 @@ protected:
 
 private:
   const std::string SyncFunctions;
+  /// Whether torch-sync-device-index runs too: it then reports the reads
+  /// whose value sizes, slices or indexes a tensor, and this check does not.
+  const bool DeviceIndexEnabled;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -1,6 +1,7 @@
 //===--- SyncCheckBase.cpp - what every torch-sync check shares ------------===//
 
 #include "SyncCheckBase.h"
+#include "DeviceValueFlow.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -18,6 +19,7 @@ namespace {
 
 constexpr llvm::StringLiteral LoopId = "torch-sync-loop";
 constexpr llvm::StringLiteral LambdaId = "torch-sync-lambda";
+constexpr llvm::StringLiteral FunctionId = "torch-sync-function";
 
 /// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
 /// and the umbrella headers under torch/, as installed by a LibTorch package
@@ -106,6 +108,8 @@ void SyncCheckBase::onStartOfTranslationUnit() {
   ReportedLocations.clear();
   LoopRanges.clear();
   LambdaRanges.clear();
+  FunctionRanges.clear();
+  ShapeReads.clear();
   Inference.reset();
   InferenceContext = nullptr;
 }
@@ -149,9 +153,15 @@ SourceLocation SyncCheckBase::callLocation(const Expr &Call,
     if (const auto *Callee = dyn_cast<MemberExpr>(Member->getCallee()))
       Loc = Callee->getMemberLoc();
   } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&Call)) {
-    Loc = Operator->getOperatorLoc();
+    // For 't[i]' the operator location is the ']'; the callee starts at '['.
+    Loc = Operator->getOperator() == OO_Subscript
+              ? Operator->getCallee()->getBeginLoc()
+              : Operator->getOperatorLoc();
   }
-  if (Loc.isMacroID() && isInLibraryHeader(SM.getSpellingLoc(Loc), SM))
+  // isInSystemMacro() also sees through names made by token pasting, such
+  // as the CUDA headers' 'cudaMemcpy_ptds', which are spelled nowhere.
+  if (Loc.isMacroID() && (SM.isInSystemMacro(Loc) ||
+                          isInLibraryHeader(SM.getSpellingLoc(Loc), SM)))
     return SM.getExpansionLoc(Loc);
   return Loc;
 }
@@ -222,10 +232,17 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
-      stmt(anyOf(forStmt(), whileStmt(), doStmt(), cxxForRangeStmt()))
+      stmt(anyOf(forStmt(), whileStmt(),
+                 // 'do { ... } while (0)', the body of statement-like macros
+                 // such as C10_CUDA_CHECK, runs once.
+                 doStmt(unless(hasCondition(ignoringParenImpCasts(
+                     anyOf(integerLiteral(equals(0)),
+                           cxxBoolLiteral(equals(false))))))),
+                 cxxForRangeStmt()))
           .bind(LoopId),
       this);
   Finder->addMatcher(lambdaExpr().bind(LambdaId), this);
+  Finder->addMatcher(functionDecl(isDefinition()).bind(FunctionId), this);
   registerSyncMatchers(Finder);
 }
 
@@ -252,6 +269,13 @@ void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
         LoopRanges.push_back(*Range);
     return;
   }
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId)) {
+    if (Function->getBody() && !isInLibraryHeader(Function->getLocation(), SM))
+      if (std::optional<FileRange> Range =
+              fileRange(Function->getBody()->getSourceRange(), SM))
+        FunctionRanges.emplace_back(*Range, Function);
+    return;
+  }
   if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>(LambdaId)) {
     if (!isInLibraryHeader(Lambda->getBeginLoc(), SM))
       if (std::optional<FileRange> Range =
@@ -273,6 +297,33 @@ SyncCheckBase::fileRange(SourceRange Range, const SourceManager &SM) {
   if (BeginFile != EndFile || EndOffset < BeginOffset)
     return std::nullopt;
   return FileRange{BeginFile, BeginOffset, EndOffset};
+}
+
+const FunctionDecl *SyncCheckBase::enclosingFunction(
+    SourceLocation Loc, const SourceManager &SM) const {
+  std::optional<FileRange> At = fileRange(SourceRange(Loc, Loc), SM);
+  if (!At)
+    return nullptr;
+  // The traversal records a function before the calls in its body, so the
+  // latest recorded range around the location is the innermost one.
+  for (auto It = FunctionRanges.rbegin(); It != FunctionRanges.rend(); ++It)
+    if (It->first.contains(*At))
+      return It->second;
+  return nullptr;
+}
+
+bool SyncCheckBase::isShapeRead(const Expr &Read, ASTContext &Context) {
+  const FunctionDecl *Function =
+      enclosingFunction(Read.getBeginLoc(), Context.getSourceManager());
+  if (!Function || !Function->getBody())
+    return false;
+  auto Cached = ShapeReads.find(Function);
+  if (Cached == ShapeReads.end())
+    Cached = ShapeReads
+                 .try_emplace(Function,
+                              findShapeReads(*Function->getBody(), Context))
+                 .first;
+  return Cached->second.contains(&Read);
 }
 
 bool SyncCheckBase::isInsideLoop(SourceLocation Loc,

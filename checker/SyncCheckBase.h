@@ -18,6 +18,7 @@
 #include "DeviceInference.h"
 #include "SyncFacts.h"
 #include "clang-tidy/ClangTidyCheck.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Regex.h"
 #include <memory>
@@ -93,6 +94,16 @@ protected:
   /// The newest LibTorch release whose behaviour the facts describe.
   static constexpr unsigned NewestKnownVersion = 211;
 
+  /// The innermost function definition (lambdas included) around \p Loc in
+  /// user code, as recorded by the traversal so far (for an instantiated
+  /// template, the instantiation being traversed); null when there is none.
+  const FunctionDecl *enclosingFunction(SourceLocation Loc,
+                                        const SourceManager &SM) const;
+
+  /// Whether the 'item()' call \p Read gives a value that sizes, slices or
+  /// indexes a tensor in its function (findShapeReads, cached per function).
+  bool isShapeRead(const Expr &Read, ASTContext &Context);
+
   /// The device inference for the current translation unit.
   DeviceInference &devices(ASTContext &Context);
 
@@ -134,6 +145,8 @@ private:
   llvm::DenseSet<unsigned> ReportedLocations;
   std::vector<FileRange> LoopRanges;
   std::vector<FileRange> LambdaRanges;
+  std::vector<std::pair<FileRange, const FunctionDecl *>> FunctionRanges;
+  llvm::DenseMap<const FunctionDecl *, llvm::DenseSet<const Expr *>> ShapeReads;
   std::unique_ptr<DeviceInference> Inference;
   const ASTContext *InferenceContext = nullptr;
 };

@@ -123,6 +123,24 @@ const SyncFact Facts[] = {
      "'at::linalg_lu_factor_ex' and checking 'info' on the device, or later",
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
 
+    // torch-sync-device-index: an index, bound or size that lives on the
+    // device is read on the host before the op can run.
+    {SyncCategory::DeviceIndex, "item", "",
+     "reads a value from the device that sizes, slices or indexes a tensor "
+     "(a dynamic shape)",
+     "keeping the index on the device ('index_select', 'gather', a "
+     "1-element long tensor as index) or keeping sizes and offsets on the host",
+     "aten/src/ATen/native/cuda/CUDAScalar.cu"},
+    {SyncCategory::DeviceIndex, "narrow", "::at::narrow",
+     "with a tensor start reads the start from the device",
+     "'index_select(dim, start + at::arange(length, start.options()))', or a "
+     "host start",
+     "aten/src/ATen/native/TensorShape.cpp"},
+    {SyncCategory::DeviceIndex, "operator[]", "",
+     "with a tensor index reads the index from the device",
+     "'index_select', or 'index({idx})' with a 1-element long tensor",
+     "aten/src/ATen/templates/TensorBody.h"},
+
     // torch-sync-print: formatting a tensor's values copies them to the host.
     {SyncCategory::Print, "", "::at::operator<<",
      "streams a tensor, which copies its values to the host",
@@ -259,13 +277,13 @@ const SyncFact Facts[] = {
      "wait on the GPU",
      "aten/src/ATen/cuda/CUDAEvent.h"},
     {SyncCategory::Explicit, "", "::c10::cuda::memcpy_and_sync",
-     "copies and then explicitly waits for the stream",
+     "copies, then explicitly waits for the stream",
      "'cudaMemcpyAsync' with pinned host memory, read after an event",
      "c10/cuda/CUDAFunctions.h"},
     {SyncCategory::Explicit, "",
      "::c10::cuda::CUDACachingAllocator::emptyCache",
-     "releases the cached device memory with 'cudaFree', which waits for the "
-     "device",
+     "returns the cached device memory to CUDA ('cudaFree' synchronizes the "
+     "device)",
      "not calling it in loops: the caching allocator reuses freed blocks "
      "without a sync",
      "c10/cuda/CUDACachingAllocator.cpp"},
@@ -305,10 +323,10 @@ std::vector<llvm::StringRef> functionNames(SyncCategory Category) {
 const SyncFact *findSyncFact(SyncCategory Category, const FunctionDecl &Callee) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
   if (Method && isTensorClass(Method->getParent())) {
-    if (!Method->getIdentifier())
-      return nullptr;
+    // Operators have no identifier: "operator[]".
+    std::string Name = Method->getNameAsString();
     for (const SyncFact &F : Facts)
-      if (F.Category == Category && F.Method == Method->getName())
+      if (F.Category == Category && F.Method == Name)
         return &F;
     return nullptr;
   }

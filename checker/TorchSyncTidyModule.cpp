@@ -5,7 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "BooleanMaskCheck.h"
+#include "DeviceIndexCheck.h"
 #include "DeviceToHostCheck.h"
+#include "ExplicitSyncCheck.h"
 #include "ItemCheck.h"
 #include "PrintCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -21,7 +23,9 @@ class TorchSyncModule : public ClangTidyModule {
 public:
   void addCheckFactories(ClangTidyCheckFactories &CheckFactories) override {
     CheckFactories.registerCheck<BooleanMaskCheck>("torch-sync-boolean-mask");
+    CheckFactories.registerCheck<DeviceIndexCheck>("torch-sync-device-index");
     CheckFactories.registerCheck<DeviceToHostCheck>("torch-sync-device-to-host");
+    CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
   }

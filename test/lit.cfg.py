@@ -53,3 +53,27 @@ config.available_features.add("llvm-" + config.llvm_version_major)
 if config.other_clang_tidy:
     config.available_features.add("other-clang-tidy")
     config.substitutions.append(("%other_clang_tidy", config.other_clang_tidy))
+
+# The CUDA toolkit's headers (TORCH_SYNC_CUDA_INCLUDE), for code that calls the
+# CUDA runtime and driver APIs; tests that use them say "REQUIRES: cuda-headers".
+#   %cuda_flags         include them in C++ code, as system headers.
+#   %cuda_source_flags  parse a CUDA source with clang's CUDA front end, host
+#                       side only: no device compilation, no CUDA libraries. The
+#                       toolkit may be newer than clang knows (CUDA 13 for clang
+#                       19 and 22), and CUDA 13 moved thrust and cub to
+#                       include/cccl, included as system headers so that their
+#                       own waits are not reported.
+# The LibTorch CUDA headers (c10/cuda, ATen/cuda) also need the stand-ins in
+# checks/Inputs/cuda-stub, which the tests put on the include path themselves.
+cuda_include = config.cuda_include
+if cuda_include and os.path.isfile(os.path.join(cuda_include, "cuda_runtime_api.h")):
+    config.available_features.add("cuda-headers")
+    cuda_flags = ["-isystem", cuda_include]
+    cuda_source_flags = ["-x", "cuda", "--cuda-host-only",
+                         "--cuda-path=" + os.path.dirname(cuda_include),
+                         "-nocudalib", "-Wno-unknown-cuda-version"]
+    if os.path.isdir(os.path.join(cuda_include, "cccl")):
+        cuda_source_flags += ["-isystem", os.path.join(cuda_include, "cccl")]
+    config.substitutions.append(("%cuda_flags", " ".join(shlex.quote(a) for a in cuda_flags)))
+    config.substitutions.append(
+        ("%cuda_source_flags", " ".join(shlex.quote(a) for a in cuda_source_flags)))

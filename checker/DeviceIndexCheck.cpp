@@ -1,0 +1,93 @@
+//===--- DeviceIndexCheck.cpp - torch-sync-device-index --------------------===//
+
+#include "DeviceIndexCheck.h"
+#include "TorchMatchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral ReadId = "read";
+constexpr llvm::StringLiteral NarrowId = "narrow";
+constexpr llvm::StringLiteral SubscriptId = "subscript";
+constexpr llvm::StringLiteral IndexArgId = "index";
+
+/// 'narrow' with a tensor start (Tensor::narrow and at::narrow): the start is
+/// read with item() in aten/src/ATen/native/TensorShape.cpp.
+auto narrowWithTensorStart() {
+  return callExpr(
+      callee(functionDecl(anyOf(tensorMethod({"narrow"}), hasName("::at::narrow")),
+                          hasAnyParameter(allOf(hasName("start"),
+                                                hasType(isTorchTensor()))))));
+}
+} // namespace
+
+void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId),
+                     this);
+  Finder->addMatcher(narrowWithTensorStart().bind(NarrowId), this);
+  // Tensor::operator[](Tensor) reads the index with item() (TensorBody.h).
+  Finder->addMatcher(
+      cxxOperatorCallExpr(hasOverloadedOperatorName("[]"),
+                          callee(cxxMethodDecl(ofClass(cxxRecordDecl(
+                              hasAnyName("::at::Tensor", "::at::TensorBase"))))),
+                          hasArgument(1, expr(hasType(isTorchTensor())).bind(IndexArgId)))
+          .bind(SubscriptId),
+      this);
+}
+
+void DeviceIndexCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  ASTContext &Context = *Result.Context;
+  if (const auto *Read = Result.Nodes.getNodeAs<CXXMemberCallExpr>(ReadId)) {
+    checkShapeRead(*Read, Context);
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(NarrowId)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    for (const ParmVarDecl *Param : Callee->parameters())
+      if (Param->getName() == "start" &&
+          Param->getFunctionScopeIndex() < Call->getNumArgs())
+        checkTensorIndexArgument(*Call, *Call->getArg(Param->getFunctionScopeIndex()),
+                                 Context);
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(SubscriptId))
+    if (const auto *Index = Result.Nodes.getNodeAs<Expr>(IndexArgId))
+      checkTensorIndexArgument(*Call, *Index, Context);
+}
+
+void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
+                                      ASTContext &Context) {
+  if (!isReportablePlace(Read, Context) || !isShapeRead(Read, Context))
+    return;
+  const Expr *Receiver = Read.getImplicitObjectArgument();
+  if (!Receiver || !isReportableDevice(devices(Context).tensorDevice(Receiver)))
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Read.getMethodDecl());
+  if (!Fact)
+    return;
+  reportSync(Read, "item", Fact->Effect, Fact->Alternative, Context);
+}
+
+void DeviceIndexCheck::checkTensorIndexArgument(const CallExpr &Call,
+                                                const Expr &Index,
+                                                ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee || !isReportablePlace(Call, Context))
+    return;
+  if (!isReportableDevice(devices(Context).tensorDevice(&Index)))
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Callee);
+  if (!Fact)
+    return;
+  std::string Name = isa<CXXOperatorCallExpr>(Call) ? "operator[]"
+                     : isa<CXXMemberCallExpr>(Call)
+                         ? Callee->getNameAsString()
+                         : Callee->getQualifiedNameAsString();
+  reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+}
+
+} // namespace clang::tidy::torch_sync

@@ -1,0 +1,67 @@
+// RUN: %check_torch_sync --checks=-*,torch-sync-device-index --temp %t %s -- %libtorch_flags
+// With torch-sync-item also on, a read that becomes a size or an index is
+// reported once, by torch-sync-device-index; the other reads by
+// torch-sync-item.
+// RUN: %check_torch_sync --checks=-*,torch-sync-device-index,torch-sync-item --temp %t-both \
+// RUN:   --check-suffix=BOTH %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-item \
+// RUN:   --check-suffix=ITEM %s -- %libtorch_flags
+
+#include <ATen/TensorIndexing.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/narrow.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros.h>
+
+using at::indexing::Slice;
+
+at::Tensor positiveNarrowAndSubscript(const at::Tensor &t, const at::Tensor &start) {
+  auto a = t.narrow(0, start, 2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'narrow' with a tensor start reads the start from the device and blocks until the GPU has finished all queued work; consider 'index_select(dim, start + at::arange(length, start.options()))', or a host start [torch-sync-device-index]
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'narrow' with a tensor start
+  auto b = at::narrow(t, 0, start, 2);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::narrow' with a tensor start
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:12: warning: 'at::narrow' with a tensor start
+  auto c = t[start];
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator[]' with a tensor index reads the index from the device and blocks until the GPU has finished all queued work; consider 'index_select', or 'index({idx})' with a 1-element long tensor [torch-sync-device-index]
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:13: warning: 'operator[]' with a tensor index
+  return a + b + c;
+}
+
+at::Tensor positiveShapeReads(const at::Tensor &t, const at::Tensor &lengths) {
+  auto a = t.index({Slice(0, lengths.max().item<int64_t>())});
+  // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and blocks until the GPU has finished all queued work; consider keeping the index on the device ('index_select', 'gather', a 1-element long tensor as index) or keeping sizes and offsets on the host [torch-sync-device-index]
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:44: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-ITEM: :[[@LINE-3]]:44: warning: 'item' copies a tensor element to the host
+  int64_t n = lengths.sum().item<int64_t>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:29: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-ITEM: :[[@LINE-3]]:29: warning: 'item' copies a tensor element to the host
+  auto b = at::zeros({n, 4}, t.options());
+  auto c = t.narrow(0, 0, lengths[0].item().toLong() - 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:38: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-ITEM: :[[@LINE-3]]:38: warning: 'item' copies a tensor element to the host
+  return a.sum() + b.sum() + c.sum();
+}
+
+// Not a shape: an item() that only feeds host arithmetic is torch-sync-item's.
+double otherReads(const at::Tensor &t) {
+  double mean = t.mean().item<double>();
+  // CHECK-MESSAGES-BOTH: :[[@LINE-1]]:26: warning: 'item' copies a tensor element to the host
+  // CHECK-MESSAGES-ITEM: :[[@LINE-2]]:26: warning: 'item' copies a tensor element to the host
+  return mean * 2;
+}
+
+// Negative cases.
+at::Tensor negativeHostIndices(const at::Tensor &t, int64_t start, int64_t n) {
+  auto a = t.narrow(0, start, 2) + t[0] + t.index({Slice(0, n)});
+  auto idx = at::arange(3, t.options().dtype(at::kLong));
+  auto b = t.index_select(0, idx);
+  auto host = at::ones({4});
+  auto c = t.narrow(0, 0, host.sum().item<int64_t>());
+  auto d = t[at::zeros({}, at::kLong)];
+  return a + b.sum() + c.sum() + d;
+}

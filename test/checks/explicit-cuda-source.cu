@@ -1,0 +1,50 @@
+// A CUDA source, parsed by clang's CUDA front end for the host side only
+// (%cuda_source_flags): the host code around the kernels is checked; kernels
+// are not compiled for the device.
+//
+// REQUIRES: cuda-headers
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
+// RUN:   %cuda_source_flags -isystem %S/Inputs/cuda-stub %libtorch_flags
+
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAStream.h>
+
+__device__ float deviceScale;
+
+__global__ void scaleKernel(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    x[i] *= deviceScale;
+}
+
+void positiveScaleAndWait(float *x, float scale, int n) {
+  cudaMemcpyToSymbol(deviceScale, &scale, sizeof(float));
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
+  scaleKernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  stream.synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  cudaDeviceSynchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+}
+
+void positiveWaitEveryStep(float *x, int n, int steps) {
+  for (int step = 0; step < steps; ++step) {
+    scaleKernel<<<(n + 255) / 256, 256>>>(x, n);
+    C10_CUDA_CHECK(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream()));
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
+  }
+}
+
+// The non-blocking twin: the copy and the kernel are queued on the stream,
+// and an event tells when they are done.
+void negativeQueueOnly(float *x, const float *pinnedScale, int n,
+                       cudaEvent_t done) {
+  c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
+  cudaMemcpyToSymbolAsync(deviceScale, pinnedScale, sizeof(float), 0,
+                          cudaMemcpyHostToDevice, stream);
+  scaleKernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  cudaEventRecord(done, stream);
+}

@@ -1,0 +1,219 @@
+// REQUIRES: cuda-headers
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
+// RUN:   %libtorch_flags %cuda_flags -isystem %S/Inputs/cuda-stub
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t-loops --check-suffix=LOOPS \
+// RUN:   --config="{CheckOptions: {LoopsOnly: true}}" %s -- \
+// RUN:   %libtorch_flags %cuda_flags -isystem %S/Inputs/cuda-stub
+
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <torch/cuda.h>
+
+// CUDA 13 removed cudaThreadSynchronize; older headers declare it so.
+extern "C" cudaError_t cudaThreadSynchronize(void);
+
+// The CUDA runtime.
+
+void positiveRuntimeWaits(cudaStream_t stream, cudaEvent_t event) {
+  cudaDeviceSynchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  cudaThreadSynchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaThreadSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where
+  cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling an event recorded on the stream ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  cudaEventSynchronize(event);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+}
+
+void positiveRuntimeCopies(float *device, float *host, size_t bytes,
+                           const void *symbol) {
+  cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
+  // The direction is taken from the pointers at run time.
+  cudaMemcpy(device, host, bytes, cudaMemcpyDefault);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
+  cudaMemcpy2D(host, 64, device, 64, 64, 4, cudaMemcpyDeviceToHost);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy2D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  cudaMemcpy3DParms params = {};
+  cudaMemcpy3D(&params);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy3D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  cudaMemcpyToSymbol(symbol, host, bytes);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  cudaMemcpyFromSymbol(host, symbol, bytes);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyFromSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+}
+
+// C10_CUDA_CHECK wraps its argument in 'do { ... } while (0)': not a loop.
+void positiveInsideCheckMacro(cudaEvent_t event) {
+  C10_CUDA_CHECK(cudaDeviceSynchronize());
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider
+  C10_CUDA_CHECK(cudaEventSynchronize(event));
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider
+}
+
+// The CUDA driver API. Most names are macros for versioned functions
+// ('cuMemcpyDtoH' declares 'cuMemcpyDtoH_v2'); the documented name is reported.
+
+void positiveDriverWaits(CUcontext context, CUstream stream, CUevent event) {
+  cuCtxSynchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' explicitly waits for all work queued in the context and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cuEventQuery'), or 'cuStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  cuCtxSynchronize_v2(context);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' explicitly waits for all work queued in the context
+  cuStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling an event recorded on the stream ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  cuEventSynchronize(event);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+}
+
+void positiveDriverCopies(CUdeviceptr device, float *host, size_t bytes) {
+  cuMemcpy(reinterpret_cast<CUdeviceptr>(host), device, bytes);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  cuMemcpyDtoH(host, device, bytes);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyDtoH' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyDtoHAsync' on a stream, into pinned host memory [torch-sync-explicit]
+  cuMemcpyHtoD(device, host, bytes);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyHtoD' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyHtoDAsync' on a stream, from pinned host memory [torch-sync-explicit]
+  CUDA_MEMCPY2D copy2d = {};
+  cuMemcpy2D(&copy2d);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy2D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  CUDA_MEMCPY3D copy3d = {};
+  cuMemcpy3D(&copy3d);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy3D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+}
+
+// LibTorch. at::cuda names resolve to the c10::cuda declarations, which are
+// reported.
+
+void positiveTorchWaits(c10::cuda::CUDAStream stream,
+                        const at::cuda::CUDAEvent &event) {
+  torch::cuda::synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  c10::cuda::device_synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  at::cuda::device_synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' explicitly waits for all work queued on the device
+  stream.synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  at::cuda::getCurrentCUDAStream().synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream
+  c10::cuda::stream_synchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  at::cuda::stream_synchronize(stream.stream());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' explicitly waits for the work queued on the stream
+  event.synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('event.query()'), or 'event.block(stream)' for a wait on the GPU [torch-sync-explicit]
+  c10::cuda::CUDACachingAllocator::emptyCache();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' returns the cached device memory to CUDA ('cudaFree' synchronizes the device) and blocks until the GPU has finished all queued work; consider not calling it in loops: the caching allocator reuses freed blocks without a sync [torch-sync-explicit]
+}
+
+void positiveTorchCopies(void *device, void *host, int64_t bytes,
+                         c10::cuda::CUDAStream stream) {
+  c10::cuda::memcpy_and_sync(host, device, bytes, cudaMemcpyDeviceToHost,
+                             stream);
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then explicitly waits for the stream and blocks until the GPU has finished all queued work; consider 'cudaMemcpyAsync' with pinned host memory, read after an event [torch-sync-explicit]
+  // It waits for the stream also after a copy between device buffers.
+  c10::cuda::memcpy_and_sync(host, device, bytes, cudaMemcpyDeviceToDevice,
+                             stream);
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then explicitly waits for the stream
+}
+
+// A call in a template is reported where it is written, once for all
+// instantiations.
+template <typename Stream> void positiveInTemplate(Stream &stream) {
+  stream.synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits
+}
+template void positiveInTemplate(c10::cuda::CUDAStream &);
+template void positiveInTemplate(const c10::cuda::CUDAStream &);
+
+// In loops every iteration waits; with LoopsOnly only these are reported.
+void positiveInLoops(c10::cuda::CUDAStream stream, float *device, float *host,
+                     int steps) {
+  for (int i = 0; i < steps; ++i) {
+    stream.synchronize();
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider polling the stream
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider polling the stream
+    c10::cuda::CUDACachingAllocator::emptyCache();
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every iteration of the enclosing loop; consider not calling it in loops
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every iteration of the enclosing loop; consider not calling it in loops
+  }
+  int n = 0;
+  while (n++ < steps) {
+    cudaMemcpy(host, device, sizeof(float), cudaMemcpyDeviceToHost);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every iteration of the enclosing loop;
+    C10_CUDA_CHECK(cudaDeviceSynchronize());
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every iteration of the enclosing loop;
+  }
+  // Once, after the loop: not reported with LoopsOnly.
+  torch::cuda::synchronize();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider
+}
+
+// Negative cases: calls that do not make the host wait.
+
+bool negativeTorchQueries(at::cuda::CUDAEvent &event,
+                          c10::cuda::CUDAStream stream,
+                          c10::cuda::CUDAStream other) {
+  c10::cuda::CUDAStreamGuard guard(stream);
+  event.record(stream);
+  // The other stream waits for the event on the GPU.
+  event.block(other);
+  return event.query() && stream.query();
+}
+
+void negativeRuntimeAsync(float *device, float *other, float *host,
+                          size_t bytes, cudaStream_t stream,
+                          cudaEvent_t event) {
+  cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream);
+  cudaMemcpy2DAsync(host, 64, device, 64, 64, 4, cudaMemcpyDeviceToHost,
+                    stream);
+  cudaEventRecord(event, stream);
+  cudaStreamWaitEvent(stream, event, 0);
+  (void)cudaEventQuery(event);
+  (void)cudaStreamQuery(stream);
+  // Copies between device buffers do not wait for the host (the CUDA
+  // reference, "API synchronization behavior"); cudaMemcpyPeer is
+  // "asynchronous with respect to the host".
+  cudaMemcpy(other, device, bytes, cudaMemcpyDeviceToDevice);
+  cudaMemcpy2D(other, 64, device, 64, 64, 4, cudaMemcpyDeviceToDevice);
+  cudaMemcpyPeer(other, 1, device, 0, bytes);
+}
+
+void negativeDriverAsync(CUdeviceptr device, CUdeviceptr other, float *host,
+                         size_t bytes, CUstream stream, CUevent event) {
+  cuMemcpyDtoHAsync(host, device, bytes, stream);
+  cuMemcpyHtoDAsync(device, host, bytes, stream);
+  cuMemcpyAsync(other, device, bytes, stream);
+  cuMemcpyDtoD(other, device, bytes);
+  cuEventRecord(event, stream);
+  cuStreamWaitEvent(stream, event, 0);
+  (void)cuEventQuery(event);
+  (void)cuStreamQuery(stream);
+}
+
+// Look-alikes: same names, other declarations.
+namespace project {
+void cudaDeviceSynchronize();
+struct Barrier {
+  void synchronize();
+};
+} // namespace project
+
+void negativeLookAlikes(project::Barrier &barrier) {
+  project::cudaDeviceSynchronize();
+  barrier.synchronize();
+}
+
+// A wait that is intended can be marked as such.
+void negativeSuppressed() {
+  cudaDeviceSynchronize(); // NOLINT(torch-sync-explicit)
+}
