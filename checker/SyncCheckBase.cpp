@@ -154,9 +154,13 @@ SourceLocation SyncCheckBase::callLocation(const Expr &Call,
       Loc = Callee->getMemberLoc();
   } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&Call)) {
     // For 't[i]' the operator location is the ']'; the callee starts at '['.
-    Loc = Operator->getOperator() == OO_Subscript
-              ? Operator->getCallee()->getBeginLoc()
-              : Operator->getOperatorLoc();
+    // For 'f()' it is the '('; the called object is more telling.
+    if (Operator->getOperator() == OO_Subscript)
+      Loc = Operator->getCallee()->getBeginLoc();
+    else if (Operator->getOperator() == OO_Call)
+      Loc = Operator->getArg(0)->getBeginLoc();
+    else
+      Loc = Operator->getOperatorLoc();
   }
   // isInSystemMacro() also sees through names made by token pasting, such
   // as the CUDA headers' 'cudaMemcpy_ptds', which are spelled nowhere.

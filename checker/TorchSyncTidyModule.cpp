@@ -10,6 +10,7 @@
 #include "ExplicitSyncCheck.h"
 #include "ItemCheck.h"
 #include "PrintCheck.h"
+#include "TransitiveSyncCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "llvm/Config/llvm-config.h"
 #if LLVM_VERSION_MAJOR < 22
@@ -28,6 +29,7 @@ public:
     CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
+    CheckFactories.registerCheck<TransitiveSyncCheck>("torch-sync-transitive");
   }
 };
 

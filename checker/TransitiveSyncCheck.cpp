@@ -1,0 +1,154 @@
+//===--- TransitiveSyncCheck.cpp - torch-sync-transitive -------------------===//
+
+#include "TransitiveSyncCheck.h"
+#include "TorchMatchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral CallId = "call";
+constexpr llvm::StringLiteral InnerSyncId = "inner-sync";
+constexpr llvm::StringLiteral InnerCallId = "inner-call";
+
+/// Functions whose bodies are not followed: ATen and c10 (their syncs, where
+/// there are any, are the direct facts of the other checks), the tensor
+/// classes, and std.
+bool isOpaqueLibrary(const FunctionDecl &Function) {
+  const DeclContext *Context = Function.getDeclContext();
+  const NamespaceDecl *Outermost = nullptr;
+  for (; Context; Context = Context->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(Context))
+      Outermost = NS;
+  if (!Outermost || !Outermost->getIdentifier())
+    return false;
+  StringRef Name = Outermost->getName();
+  return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std";
+}
+
+/// The calls inside a body that synchronize by themselves: the value reads,
+/// printing and copies to the host of the other checks.
+auto directSync() {
+  std::vector<StringRef> Methods = methodNames(SyncCategory::Item);
+  Methods.push_back("cpu");
+  std::vector<StringRef> Functions = functionNames(SyncCategory::Item);
+  for (StringRef Name : functionNames(SyncCategory::Print))
+    Functions.push_back(Name);
+  return callExpr(anyOf(cxxMemberCallExpr(callee(tensorMethod(Methods))),
+                        callExpr(callee(functionDecl(hasAnyName(Functions))),
+                                 hasAnyArgument(hasType(isTorchTensor())))));
+}
+} // namespace
+
+TransitiveSyncCheck::TransitiveSyncCheck(StringRef Name,
+                                         ClangTidyContext *Context)
+    : SyncCheckBase(Name, Context), MaxDepth(Options.get("MaxDepth", 3U)) {}
+
+void TransitiveSyncCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  SyncCheckBase::storeOptions(Opts);
+  Options.store(Opts, "MaxDepth", MaxDepth);
+}
+
+void TransitiveSyncCheck::onStartOfTranslationUnit() {
+  SyncCheckBase::onStartOfTranslationUnit();
+  Summaries.clear();
+}
+
+void TransitiveSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasBody(stmt()))),
+               // Calls inside LibTorch's and other system headers are never
+               // reported; skipping them here keeps the check cheap.
+               unless(isExpansionInSystemHeader()),
+               // Direct syncs are the other checks' findings.
+               unless(directSync()))
+          .bind(CallId),
+      this);
+}
+
+void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  ASTContext &Context = *Result.Context;
+  if (!Callee || isOpaqueLibrary(*Callee) || !isReportablePlace(*Call, Context))
+    return;
+  const FunctionDecl *Definition = Callee->getDefinition();
+  if (!Definition)
+    return;
+  const CallExpr *Inner = summarize(*Definition, Context).Through;
+  if (!Inner)
+    return;
+  const FunctionDecl *InnerCallee = Inner->getDirectCallee();
+  std::string InnerName =
+      InnerCallee ? (isa<CXXMemberCallExpr>(Inner) || isa<CXXOperatorCallExpr>(Inner)
+                         ? InnerCallee->getNameAsString()
+                         : InnerCallee->getQualifiedNameAsString())
+                  : std::string("a sync");
+  std::string Effect = "calls '" + InnerName + "' in its body";
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  std::string Name = Method && Method->getParent()->isLambda()
+                         ? std::string("lambda")
+                         : Callee->getQualifiedNameAsString();
+  reportSync(*Call, Name, Effect,
+             "a variant that keeps the value on the device, or calling it "
+             "outside the hot path",
+             Context);
+  diag(callLocation(*Inner, Context.getSourceManager()),
+       "'%0' synchronizes here", DiagnosticIDs::Note)
+      << InnerName;
+}
+
+TransitiveSyncCheck::Summary
+TransitiveSyncCheck::summarize(const FunctionDecl &Function,
+                               ASTContext &Context) {
+  auto Cached = Summaries.find(&Function);
+  if (Cached != Summaries.end())
+    return Cached->second;
+  const Stmt *Body = Function.getBody();
+  if (!Body || Function.isDependentContext() || MaxDepth == 0)
+    return {};
+  Summaries[&Function] = {}; // in progress
+
+  Summary Best;
+  DeviceInference Devices(Context);
+  auto Matches = match(
+      findAll(callExpr(anyOf(directSync().bind(InnerSyncId),
+                             callExpr(callee(functionDecl(hasBody(stmt()))))
+                                 .bind(InnerCallId)))),
+      *Body, Context);
+  for (const BoundNodes &Nodes : Matches) {
+    if (const auto *Sync = Nodes.getNodeAs<CallExpr>(InnerSyncId)) {
+      // A sync on a tensor provably on the CPU in that body is none.
+      DeviceKind Device = DeviceKind::Unspecified;
+      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Sync))
+        Device = Devices.tensorDevice(Member->getImplicitObjectArgument());
+      for (const Expr *Arg : Sync->arguments())
+        if (isTensorType(Arg->getType()))
+          Device = combineInputs(Device, Devices.tensorDevice(Arg));
+      if (Device != DeviceKind::CPU) {
+        Best = {Sync, 1};
+        break;
+      }
+      continue;
+    }
+    const auto *Inner = Nodes.getNodeAs<CallExpr>(InnerCallId);
+    const FunctionDecl *Callee = Inner ? Inner->getDirectCallee() : nullptr;
+    if (!Callee || isOpaqueLibrary(*Callee))
+      continue;
+    const FunctionDecl *Definition = Callee->getDefinition();
+    if (!Definition)
+      continue;
+    Summary Nested = summarize(*Definition, Context);
+    if (Nested.Through && Nested.Levels + 1 <= MaxDepth &&
+        (!Best.Through || Nested.Levels + 1 < Best.Levels))
+      Best = {Inner, Nested.Levels + 1};
+  }
+  Summaries[&Function] = Best;
+  return Best;
+}
+
+} // namespace clang::tidy::torch_sync
