@@ -1,0 +1,562 @@
+// sync_recorder: CUPTI callbacks, event storage, symbolization and the JSON output. See sync_recorder.h.
+#include "sync_recorder.h"
+
+#include <cupti.h> // also the generated_*_meta.h parameter structs
+#include <cuda_runtime_api.h>
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#ifndef TORCH_SYNC_SOURCE_ROOT
+#define TORCH_SYNC_SOURCE_ROOT ""
+#endif
+
+namespace torch_sync::recorder {
+namespace {
+
+constexpr int kMaxFrames = 128;
+
+// The API calls that wait for the device or copy memory. A name matches when it starts with one of these
+// (so versioned and per-thread forms such as cuMemcpyDtoH_v2 or cudaMemcpyAsync_ptsz match too).
+constexpr std::string_view kWatchedApis[] = {
+    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+    "cudaMemcpy",            "cudaFree",              "cuCtxSynchronize",     "cuStreamSynchronize",
+    "cuEventSynchronize",    "cuMemcpy",              "cuMemFree",
+};
+
+bool isWatched(std::string_view name) {
+  // Stream-ordered frees do not wait for the device.
+  if (name.find("FreeAsync") != std::string_view::npos)
+    return false;
+  for (std::string_view prefix : kWatchedApis)
+    if (name.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
+}
+
+struct RawKey {
+  std::string signal, api, kind, hostMemory;
+  bool mainThread = true;
+  std::vector<uintptr_t> frames; // return addresses, innermost first
+  bool operator<(const RawKey &o) const {
+    return std::tie(signal, api, kind, hostMemory, mainThread, frames) <
+           std::tie(o.signal, o.api, o.kind, o.hostMemory, o.mainThread, o.frames);
+  }
+};
+
+struct State {
+  std::mutex mutex;
+  std::map<RawKey, uint64_t> events;
+  bool stopped = false;
+  std::string cuptiStatus = "not started";
+  std::string sdmStatus = "not started";
+};
+
+// Never destroyed: callbacks and the exit handler may run during static destruction.
+State &state() {
+  static State *s = new State;
+  return *s;
+}
+
+// Set while the recorder itself calls the CUDA runtime, so that those calls are not recorded.
+thread_local bool inRecorder = false;
+// Depth of runtime API calls on this thread: driver calls made inside a runtime call are not recorded
+// twice (cudaStreamSynchronize calls cuStreamSynchronize, for example).
+thread_local int runtimeDepth = 0;
+
+const char *memcpyKindName(int kind) {
+  switch (kind) {
+  case cudaMemcpyHostToHost:
+    return "HtoH";
+  case cudaMemcpyHostToDevice:
+    return "HtoD";
+  case cudaMemcpyDeviceToHost:
+    return "DtoH";
+  case cudaMemcpyDeviceToDevice:
+    return "DtoD";
+  default:
+    return "default";
+  }
+}
+
+// "device", "pinned", "pageable", "managed", or "" when unknown.
+std::string memoryOf(const void *ptr) {
+  inRecorder = true;
+  std::string result;
+  // Never touch the runtime's last-error slot while it holds an error that the program may still read.
+  if (cudaPeekAtLastError() == cudaSuccess) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, ptr) == cudaSuccess) {
+      switch (attributes.type) {
+      case cudaMemoryTypeUnregistered:
+        result = "pageable";
+        break;
+      case cudaMemoryTypeHost:
+        result = "pinned";
+        break;
+      case cudaMemoryTypeDevice:
+        result = "device";
+        break;
+      case cudaMemoryTypeManaged:
+        result = "managed";
+        break;
+      }
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
+  inRecorder = false;
+  return result;
+}
+
+// Copy direction and host memory of cudaMemcpy / cudaMemcpyAsync (their parameter structs start alike).
+void recordRuntimeMemcpy(const std::string &api, const void *dst, const void *src, int kind) {
+  std::string dstMemory = memoryOf(dst), srcMemory = memoryOf(src);
+  auto onHost = [](const std::string &m) { return m == "pageable" || m == "pinned"; };
+  std::string direction = memcpyKindName(kind);
+  if (kind == cudaMemcpyDefault && !dstMemory.empty() && !srcMemory.empty())
+    direction = std::string(onHost(srcMemory) ? "H" : "D") + "to" + (onHost(dstMemory) ? "H" : "D");
+  std::string hostMemory;
+  if (direction == "HtoD")
+    hostMemory = srcMemory;
+  else if (direction == "DtoH")
+    hostMemory = dstMemory;
+  recordEvent("cupti", api, direction, hostMemory);
+}
+
+std::string driverCopyKind(std::string_view name) {
+  for (std::string_view kind : {"HtoD", "DtoH", "DtoD", "HtoA", "AtoH", "DtoA", "AtoD", "AtoA"})
+    if (name.find(kind) != std::string_view::npos)
+      return std::string(kind);
+  return {};
+}
+
+void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+  if (inRecorder)
+    return;
+  const auto *info = static_cast<const CUpti_CallbackData *>(data);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    if (info->callbackSite != CUPTI_API_ENTER) {
+      --runtimeDepth;
+      return;
+    }
+    ++runtimeDepth;
+    if (!info->functionName || !isWatched(info->functionName))
+      return;
+    std::string api = info->functionName;
+    switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+      const auto *p = static_cast<const cudaMemcpy_v3020_params *>(info->functionParams);
+      recordRuntimeMemcpy(api, p->dst, p->src, p->kind);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+      const auto *p = static_cast<const cudaMemcpyAsync_v3020_params *>(info->functionParams);
+      recordRuntimeMemcpy(api, p->dst, p->src, p->kind);
+      return;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020: {
+      // cudaFree(nullptr) does nothing (CUDA libraries call it to create the context).
+      const auto *p = static_cast<const cudaFree_v3020_params *>(info->functionParams);
+      recordEvent("cupti", api, p->devPtr ? "" : "null");
+      return;
+    }
+    default:
+      recordEvent("cupti", api);
+      return;
+    }
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    if (info->callbackSite != CUPTI_API_ENTER || runtimeDepth > 0)
+      return;
+    if (!info->functionName || !isWatched(info->functionName))
+      return;
+    std::string kind = driverCopyKind(info->functionName);
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 &&
+        !static_cast<const cuMemFree_v2_params *>(info->functionParams)->dptr)
+      kind = "null";
+    recordEvent("cupti", info->functionName, kind);
+  }
+}
+
+std::string cuptiError(const char *what, CUptiResult result) {
+  const char *text = nullptr;
+  cuptiGetResultString(result, &text);
+  return std::string("error: ") + what + ": " + (text ? text : "unknown CUPTI error");
+}
+
+std::string startCupti() {
+  CUpti_SubscriberHandle subscriber;
+  if (CUptiResult r = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(onApiCall), nullptr);
+      r != CUPTI_SUCCESS)
+    return cuptiError("cuptiSubscribe", r);
+  if (CUptiResult r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API); r != CUPTI_SUCCESS)
+    return cuptiError("cuptiEnableDomain(runtime)", r);
+  if (CUptiResult r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API); r != CUPTI_SUCCESS)
+    return cuptiError("cuptiEnableDomain(driver)", r);
+  return "ok";
+}
+
+// ---- Symbolization ----------------------------------------------------------------------------------
+
+struct Location {
+  std::string function, file; // file is empty outside the executable
+  int line = 0;
+  std::string module; // shared object basename, empty for the executable
+};
+
+std::string demangle(const char *name) {
+  if (!name)
+    return "?";
+  int status = 0;
+  char *out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string result = status == 0 && out ? out : name;
+  std::free(out);
+  return result;
+}
+
+std::string baseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string realPath(const std::string &path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) ? std::string(buffer) : path;
+}
+
+std::string executablePath() {
+  char buffer[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  return n > 0 ? std::string(buffer, n) : std::string();
+}
+
+uintptr_t mainProgramBias() {
+  uintptr_t bias = 0;
+  // The first object dl_iterate_phdr reports is the main program.
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *out) {
+        *static_cast<uintptr_t *>(out) = info->dlpi_addr;
+        return 1;
+      },
+      &bias);
+  return bias;
+}
+
+// Runs addr2line once over every executable address; returns each address's inline chain, innermost first.
+std::map<uintptr_t, std::vector<Location>> symbolizeExecutable(const std::string &exe,
+                                                                const std::set<uintptr_t> &addresses) {
+  std::map<uintptr_t, std::vector<Location>> result;
+  if (addresses.empty() || exe.empty())
+    return result;
+  char listPath[] = "/tmp/sync_recorder_XXXXXX";
+  int fd = mkstemp(listPath);
+  if (fd < 0)
+    return result;
+  FILE *list = fdopen(fd, "w");
+  for (uintptr_t a : addresses)
+    std::fprintf(list, "0x%lx\n", static_cast<unsigned long>(a));
+  std::fclose(list);
+  const char *tool = std::getenv("TORCH_SYNC_ADDR2LINE");
+  std::string command = std::string(tool && *tool ? tool : "addr2line") + " -a -C -f -i -e '" + exe + "' < " +
+                        listPath;
+  if (FILE *pipe = popen(command.c_str(), "r")) {
+    char buffer[8192];
+    std::vector<std::string> lines;
+    while (std::fgets(buffer, sizeof(buffer), pipe)) {
+      std::string line = buffer;
+      while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+        line.pop_back();
+      lines.push_back(line);
+    }
+    pclose(pipe);
+    uintptr_t current = 0;
+    bool haveAddress = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].rfind("0x", 0) == 0) {
+        current = std::strtoul(lines[i].c_str(), nullptr, 16);
+        haveAddress = true;
+        continue;
+      }
+      if (!haveAddress || i + 1 >= lines.size())
+        continue;
+      Location loc;
+      loc.function = lines[i];
+      std::string where = lines[++i];
+      if (size_t space = where.find(" ("); space != std::string::npos) // " (discriminator N)"
+        where.resize(space);
+      size_t colon = where.rfind(':');
+      if (colon != std::string::npos) {
+        loc.file = where.substr(0, colon);
+        loc.line = std::atoi(where.c_str() + colon + 1);
+      }
+      if (loc.file == "??")
+        loc.file.clear();
+      else if (!loc.file.empty())
+        loc.file = realPath(loc.file);
+      result[current].push_back(loc);
+    }
+  }
+  unlink(listPath);
+  return result;
+}
+
+// ---- Output ------------------------------------------------------------------------------------------
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        char buffer[8];
+        std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+        out += buffer;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonOrNull(const std::string &s) { return s.empty() ? "null" : jsonString(s); }
+
+struct Attributed {
+  std::string file; // relative to the source root; empty when no frame lies in samples/
+  int line = 0;
+  std::string signal, api, kind, hostMemory;
+  bool mainThread = true;
+  std::string function, via, stack;
+  bool operator<(const Attributed &o) const {
+    // Unattributed events last.
+    return std::make_tuple(file.empty(), file, line, signal, api, kind, hostMemory, !mainThread, via, function,
+                           stack) < std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.kind,
+                                                    o.hostMemory, !o.mainThread, o.via, o.function, o.stack);
+  }
+};
+
+// Whether the call makes the host wait for the device, as CUDA documents it (not measured here):
+// "true", "false" or "null" (unknown). See docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html.
+const char *blocksHost(const Attributed &a) {
+  std::string_view api = a.api;
+  if (a.signal == "sdm" || api.find("Synchronize") != std::string_view::npos)
+    return "true";
+  if (api.rfind("cudaFree", 0) == 0 || api.rfind("cuMemFree", 0) == 0)
+    return a.kind == "null" ? "false" : "true";
+  if (api.rfind("cudaMemcpy", 0) == 0 || api.rfind("cuMemcpy", 0) == 0) {
+    if (a.kind == "DtoD")
+      return "false"; // no host-side synchronization for device-to-device copies
+    if (api.find("Async") == std::string_view::npos)
+      return a.kind == "HtoD" || a.kind == "DtoH" ? "true" : "null";
+    // Asynchronous copies: pageable host memory makes them synchronous, pinned memory does not.
+    if (a.hostMemory == "pageable")
+      return "true";
+    if (a.hostMemory == "pinned")
+      return "false";
+  }
+  return "null";
+}
+
+bool isOwnFile(const std::string &file) { return file.find("/runtime-verify/recorder/") != std::string::npos; }
+
+bool isCudaModule(const std::string &module) {
+  return module.rfind("libcupti", 0) == 0 || module.rfind("libcuda.", 0) == 0 ||
+         module.rfind("libcudart", 0) == 0;
+}
+
+void writeObservations() {
+  State &s = state();
+  std::map<RawKey, uint64_t> events;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (s.stopped)
+      return;
+    s.stopped = true;
+    events = s.events;
+  }
+
+  const char *rootEnv = std::getenv("TORCH_SYNC_SOURCE_ROOT");
+  std::string root = realPath(rootEnv && *rootEnv ? rootEnv : TORCH_SYNC_SOURCE_ROOT);
+  std::string samplesPrefix = root + "/samples/";
+  std::string exe = executablePath();
+
+  // The executable's frames go to addr2line; the others are named by dladdr.
+  Dl_info self{};
+  dladdr(reinterpret_cast<void *>(&writeObservations), &self);
+  uintptr_t bias = mainProgramBias();
+  std::set<uintptr_t> exeAddresses;
+  std::map<uintptr_t, Location> otherFrames;
+  for (const auto &[key, count] : events) {
+    for (uintptr_t frame : key.frames) {
+      Dl_info info{};
+      if (dladdr(reinterpret_cast<void *>(frame), &info) && info.dli_fbase == self.dli_fbase) {
+        exeAddresses.insert(frame - 1 - bias); // - 1: the call instruction, not the one after it
+      } else if (!otherFrames.count(frame)) {
+        Location loc;
+        loc.function = demangle(info.dli_sname);
+        loc.module = info.dli_fname ? baseName(info.dli_fname) : "?";
+        otherFrames[frame] = loc;
+      }
+    }
+  }
+  auto exeLocations = symbolizeExecutable(exe, exeAddresses);
+
+  std::map<Attributed, uint64_t> attributed;
+  for (const auto &[key, count] : events) {
+    // The stack as a list of locations, innermost first, inline chains expanded.
+    std::vector<Location> stack;
+    for (uintptr_t frame : key.frames) {
+      if (auto it = otherFrames.find(frame); it != otherFrames.end()) {
+        stack.push_back(it->second);
+        continue;
+      }
+      auto it = exeLocations.find(frame - 1 - bias);
+      if (it == exeLocations.end() || it->second.empty()) {
+        stack.push_back(Location{"?", "", 0, baseName(exe)});
+        continue;
+      }
+      for (const Location &loc : it->second)
+        stack.push_back(loc);
+    }
+    Attributed a;
+    a.signal = key.signal;
+    a.api = key.api;
+    a.kind = key.kind;
+    a.hostMemory = key.hostMemory;
+    a.mainThread = key.mainThread;
+    for (size_t i = 0; i < stack.size(); ++i) {
+      if (stack[i].file.rfind(samplesPrefix, 0) != 0)
+        continue;
+      a.file = stack[i].file.substr(root.size() + 1);
+      a.line = stack[i].line;
+      a.function = stack[i].function;
+      if (i > 0)
+        a.via = stack[i - 1].function;
+      break;
+    }
+    if (a.file.empty()) {
+      // No frame in samples/: keep a short stack to explain it, past the recorder and the CUDA libraries:
+      // its six innermost and three outermost frames.
+      std::vector<std::string> shown;
+      for (const Location &loc : stack) {
+        if (isOwnFile(loc.file) || (shown.empty() && isCudaModule(loc.module)))
+          continue;
+        std::string text = loc.function;
+        if (!loc.file.empty())
+          text += " (" + baseName(loc.file) + ":" + std::to_string(loc.line) + ")";
+        else if (!loc.module.empty())
+          text += " (" + loc.module + ")";
+        shown.push_back(text);
+      }
+      for (size_t i = 0; i < shown.size(); ++i) {
+        if (i == 6 && shown.size() > 9) {
+          a.stack += " <- ...";
+          i = shown.size() - 3;
+        }
+        a.stack += (a.stack.empty() ? "" : " <- ") + shown[i];
+      }
+    }
+    attributed[a] += count;
+  }
+
+  const char *outPath = std::getenv("TORCH_SYNC_OBSERVATIONS");
+  if (!outPath || !*outPath) {
+    uint64_t total = 0;
+    for (const auto &entry : attributed)
+      total += entry.second;
+    std::fprintf(stderr, "sync_recorder: %llu events; set TORCH_SYNC_OBSERVATIONS=FILE to write them\n",
+                 static_cast<unsigned long long>(total));
+    return;
+  }
+  FILE *out = std::fopen(outPath, "w");
+  if (!out) {
+    std::fprintf(stderr, "sync_recorder: cannot write %s\n", outPath);
+    return;
+  }
+  std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
+               jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
+  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s},\n  \"events\": [", jsonString(s.cuptiStatus).c_str(),
+               jsonString(s.sdmStatus).c_str());
+  bool first = true;
+  for (const auto &[a, count] : attributed) {
+    std::fprintf(out,
+                 "%s\n    {\"signal\": %s, \"api\": %s, \"kind\": %s, \"host_memory\": %s, \"blocks_host\": %s, "
+                 "\"thread\": %s, ",
+                 first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
+                 jsonOrNull(a.hostMemory).c_str(), blocksHost(a), a.mainThread ? "\"main\"" : "\"other\"");
+    if (a.file.empty())
+      std::fprintf(out, "\"file\": null, \"line\": null, \"stack\": %s, ", jsonString(a.stack).c_str());
+    else
+      std::fprintf(out, "\"file\": %s, \"line\": %d, \"function\": %s, \"via\": %s, ", jsonString(a.file).c_str(),
+                   a.line, jsonString(a.function).c_str(), jsonOrNull(a.via).c_str());
+    std::fprintf(out, "\"count\": %llu}", static_cast<unsigned long long>(count));
+    first = false;
+  }
+  std::fprintf(out, "%s]\n}\n", first ? "" : "\n  ");
+  std::fclose(out);
+}
+
+__attribute__((constructor)) void startRecorder() {
+  State &s = state();
+  // The first backtrace() loads the unwinder; do it here rather than inside a CUDA call.
+  void *warmUp[4];
+  backtrace(warmUp, 4);
+  s.cuptiStatus = startCupti();
+  s.sdmStatus = startSyncDebugMode();
+  if (s.cuptiStatus != "ok" || s.sdmStatus != "ok")
+    std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s\n", s.cuptiStatus.c_str(),
+                 s.sdmStatus.c_str());
+  std::atexit(writeObservations);
+}
+
+} // namespace
+
+void recordEvent(const char *signal, const std::string &api, const std::string &kind,
+                 const std::string &hostMemory) {
+  void *frames[kMaxFrames];
+  int n = backtrace(frames, kMaxFrames);
+  RawKey key{signal, api, kind, hostMemory, syscall(SYS_gettid) == getpid(), {}};
+  key.frames.reserve(n);
+  for (int i = 0; i < n; ++i)
+    key.frames.push_back(reinterpret_cast<uintptr_t>(frames[i]));
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (!s.stopped)
+    ++s.events[key];
+}
+
+void finish() { writeObservations(); }
+
+} // namespace torch_sync::recorder

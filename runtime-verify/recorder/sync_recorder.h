@@ -1,0 +1,35 @@
+// sync_recorder: records the host-device synchronizations of one process, each with the source line of the
+// program that caused it, and writes them as JSON at exit.
+//
+// Linked into a program as an object library, it starts itself before main() (a constructor function), so
+// the programs it observes need no change. Two signals are recorded:
+//   "cupti": every CUDA runtime or driver API call that waits for the device or copies memory, seen through
+//            CUPTI's callback API (see kWatchedApis in sync_recorder.cpp);
+//   "sdm":    every "called a synchronizing CUDA operation" warning of PyTorch's sync debug mode, set to
+//            L_WARN, caught by a c10::WarningHandler on the main thread.
+// Each event keeps its host call stack (backtrace()); at exit the stacks are symbolized with addr2line and
+// each event is attributed to the innermost frame that lies in a file under <source root>/samples/.
+//
+// Environment:
+//   TORCH_SYNC_OBSERVATIONS  path of the JSON file to write at exit (unset: a one-line summary on stderr)
+//   TORCH_SYNC_SOURCE_ROOT   the repository root whose samples/ files count (default: the one it was built in)
+//   TORCH_SYNC_ADDR2LINE     the addr2line program (default: addr2line)
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace torch_sync::recorder {
+
+// Records one event with the current host call stack. Thread-safe; cheap enough for a CUPTI callback.
+// kind and hostMemory may be empty.
+void recordEvent(const char *signal, const std::string &api, const std::string &kind = {},
+                 const std::string &hostMemory = {});
+
+// Installs the sync debug mode handler (sync_debug_mode.cpp). Returns an error message, empty on success.
+std::string startSyncDebugMode();
+
+// Writes the observations now (also done at exit); later events are ignored.
+void finish();
+
+} // namespace torch_sync::recorder

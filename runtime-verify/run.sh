@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# runtime-verify/run.sh [SAMPLE...]: build the samples with the sync recorder, run each on the GPU, and write
+# runtime-verify/observations/<sample>.json plus observations/metadata.json.
+#
+# Needs an NVIDIA GPU, a CUDA build of PyTorch (its LibTorch CMake package), CUPTI, cmake, ninja, addr2line.
+# Without a GPU it stops at once, exit status 77 ("skipped").
+#
+# Environment: PYTHON (the python3 that holds torch; default /opt/torch/.venv/bin/python3, else python3),
+# RV_BUILD_DIR (default runtime-verify/build), RV_OUT_DIR (default runtime-verify/observations),
+# RV_TIMEOUT (seconds per sample, default 180).
+set -u -o pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=${RV_BUILD_DIR:-$here/build}
+out=${RV_OUT_DIR:-$here/observations}
+timeout_s=${RV_TIMEOUT:-180}
+
+skip() {
+  echo "runtime-verify: $*; nothing built or run (this suite needs an NVIDIA GPU)" >&2
+  exit 77
+}
+command -v nvidia-smi >/dev/null 2>&1 || skip "no nvidia-smi on PATH"
+nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi sees no GPU"
+
+python=${PYTHON:-}
+if [[ -z $python ]]; then
+  if [[ -x /opt/torch/.venv/bin/python3 ]]; then python=/opt/torch/.venv/bin/python3; else python=python3; fi
+fi
+"$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
+  skip "$python has no torch that sees a CUDA device"
+prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)') || exit 1
+
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+[[ -f $build/CMakeCache.txt ]] && generator=()
+echo "runtime-verify: configuring in $build" >&2
+mkdir -p "$build/logs"
+cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$build/logs/configure.log" 2>&1 ||
+  { cat "$build/logs/configure.log" >&2; echo "runtime-verify: configuration failed" >&2; exit 1; }
+grep 'runtime-verify:' "$build/logs/configure.log" >&2
+cmake --build "$build" -j "$(nproc)" || { echo "runtime-verify: build failed" >&2; exit 1; }
+
+if (($# > 0)); then
+  samples=("$@")
+else
+  samples=()
+  for source in "$root"/samples/*.cpp; do samples+=("$(basename "$source" .cpp)"); done
+fi
+
+mkdir -p "$out" "$build/logs"
+status_file=$build/logs/status.tsv
+: >"$status_file"
+failed=0
+for name in "${samples[@]}"; do
+  exe=$build/samples/$name
+  json=$out/$name.json
+  rm -f "$json"
+  if [[ ! -x $exe ]]; then
+    echo "runtime-verify: $name: no such sample program ($exe)" >&2
+    printf '%s\t%s\t%s\t%s\n' "$name" missing "" "" >>"$status_file"
+    failed=1
+    continue
+  fi
+  start=$(date +%s%N)
+  TORCH_SYNC_OBSERVATIONS=$json TORCH_SYNC_SOURCE_ROOT=$root \
+    timeout -k 10 "$timeout_s" "$exe" >"$build/logs/$name.stdout" 2>"$build/logs/$name.stderr"
+  rc=$?
+  milliseconds=$((($(date +%s%N) - start) / 1000000))
+  if ((rc == 124 || rc == 137)); then
+    status=hang
+  elif ((rc > 128)); then
+    status="crash (signal $((rc - 128)))"
+  elif ((rc != 0)); then
+    status="exit $rc"
+  else
+    status=ok
+  fi
+  [[ $status == ok ]] || failed=1
+  echo "runtime-verify: $name: $status" >&2
+  printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$rc" "$milliseconds" >>"$status_file"
+done
+
+# Per-sample run status into each JSON (a stub where the program wrote none), and the metadata file.
+"$python" - "$out" "$build" "$status_file" "$root" <<'EOF'
+import datetime, json, os, platform, re, subprocess, sys
+out, build, status_file, root = sys.argv[1:5]
+import torch
+
+runs = []
+for line in open(status_file):
+    name, status, rc, milliseconds = line.rstrip("\n").split("\t")
+    stderr_path = os.path.join(build, "logs", name + ".stderr")
+    stderr = open(stderr_path, errors="replace").read() if os.path.exists(stderr_path) else ""
+    run = {
+        "status": status,
+        "exit_code": int(rc) if rc else None,
+        "seconds": round(int(milliseconds) / 1000, 2) if milliseconds else None,
+        # Sync debug mode warnings from threads other than the main one reach c10's default handler,
+        # which prints them: they are counted here, without a source line.
+        "sdm_warnings_in_stderr": stderr.count("called a synchronizing CUDA operation"),
+    }
+    runs.append((name, run))
+    path = os.path.join(out, name + ".json")
+    try:
+        data = json.load(open(path))
+    except (OSError, ValueError):
+        data = {"format": 1, "sample": name, "events": [], "note": "the program wrote no observations"}
+    data["run"] = run
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+def command(*args):
+    try:
+        return subprocess.run(args, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+cache = {}
+try:
+    for line in open(os.path.join(build, "CMakeCache.txt")):
+        m = re.match(r"^(CUPTI_LIBRARY|CMAKE_CXX_COMPILER):[A-Z]+=(.*)$", line.strip())
+        if m:
+            cache[m.group(1)] = m.group(2)
+except OSError:
+    pass
+compiler = cache.get("CMAKE_CXX_COMPILER")
+meta = {
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "torch": torch.__version__,
+    "torch_cuda": torch.version.cuda,
+    "gpu": torch.cuda.get_device_name(0),
+    "driver": command("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"),
+    "nvcc": (re.findall(r"release ([0-9.]+)", command("nvcc", "--version") or "") or [None])[0],
+    "cupti_library": cache.get("CUPTI_LIBRARY"),
+    "compiler": (command(compiler, "--version") or "").splitlines()[0] if compiler else None,
+    "host": platform.platform(),
+    # RV_COMMIT names the harness commit where the tree was copied without its .git.
+    "commit": os.environ.get("RV_COMMIT") or command("git", "-C", root, "rev-parse", "HEAD"),
+    "samples": {name: run["status"] for name, run in runs},
+}
+with open(os.path.join(out, "metadata.json"), "w") as f:
+    json.dump(meta, f, indent=2)
+    f.write("\n")
+EOF
+
+echo "runtime-verify: observations in $out" >&2
+exit $failed
