@@ -12,6 +12,7 @@ namespace clang::tidy::torch_sync {
 namespace {
 constexpr llvm::StringLiteral TransferId = "transfer";
 constexpr llvm::StringLiteral FactoryId = "factory";
+constexpr llvm::StringLiteral CopyBeforeReadId = "copy-before-read";
 
 /// The direction of a copy, as far as the devices of both ends are known.
 enum class Direction { None, DeviceToHost, HostToDevice, Unknown };
@@ -81,9 +82,29 @@ void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
                    hasAnyName(functionNames(SyncCategory::DeviceToHost)))))
           .bind(FactoryId),
       this);
+  // 't.cpu().item()': the copy of the whole tensor only serves to read one
+  // element, which item() on the device tensor copies by itself. The read is
+  // matched (and the copy remembered) before the copy inside it.
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(tensorMethod({"item"})),
+          on(ignoringImplicit(
+              cxxMemberCallExpr(callee(tensorMethod({"cpu"})), argumentCountIs(0))
+                  .bind(CopyBeforeReadId)))),
+      this);
+}
+
+void DeviceToHostCheck::onStartOfTranslationUnit() {
+  SyncCheckBase::onStartOfTranslationUnit();
+  CopiesBeforeRead.clear();
 }
 
 void DeviceToHostCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  if (const auto *Copy =
+          Result.Nodes.getNodeAs<CXXMemberCallExpr>(CopyBeforeReadId)) {
+    CopiesBeforeRead.insert(Copy);
+    return;
+  }
   if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>(TransferId))
     checkMemberTransfer(*Call, *Result.Context);
   else if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(FactoryId))
@@ -145,7 +166,15 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
     else
       Effect = "may copy the tensor between host and device";
   }
-  reportSync(Call, Method->getName(), Effect, Fact->Alternative, Context);
+  // Dropping '.cpu()' before item() keeps every value and copies one element
+  // instead of the tensor: a safe fix. The wait itself stays (item's).
+  std::optional<FixItHint> Fix;
+  if (CopiesBeforeRead.contains(&Call))
+    if (const auto *Member = dyn_cast<MemberExpr>(Call.getCallee()))
+      if (!Call.getBeginLoc().isMacroID() && !Call.getEndLoc().isMacroID())
+        Fix = FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
+            Member->getOperatorLoc(), Call.getEndLoc()));
+  reportSync(Call, Method->getName(), Effect, Fact->Alternative, Context, Fix);
 }
 
 void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,

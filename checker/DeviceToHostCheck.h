@@ -17,6 +17,7 @@ namespace clang::tidy::torch_sync {
 class DeviceToHostCheck : public SyncCheckBase {
 public:
   using SyncCheckBase::SyncCheckBase;
+  void onStartOfTranslationUnit() override;
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
@@ -25,6 +26,10 @@ protected:
 private:
   void checkMemberTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
   void checkTensorFactory(const CallExpr &Call, ASTContext &Context);
+
+  /// Copies to the host whose only use is to read one element ('t.cpu().item()'):
+  /// seen when the enclosing read is matched, before the copy itself.
+  llvm::DenseSet<const CXXMemberCallExpr *> CopiesBeforeRead;
 };
 
 } // namespace clang::tidy::torch_sync

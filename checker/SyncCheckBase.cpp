@@ -224,14 +224,17 @@ bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
 
 void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
                                StringRef Effect, StringRef Alternative,
-                               ASTContext &Context) {
+                               ASTContext &Context,
+                               std::optional<FixItHint> Fix) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
-  diag(Loc, "'%0' %1 and blocks until the GPU has finished all queued "
-            "work%select{|, on every iteration of the enclosing loop}2; "
-            "consider %3")
-      << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
+  auto Diag = diag(Loc, "'%0' %1 and blocks until the GPU has finished all "
+                       "queued work%select{|, on every iteration of the "
+                       "enclosing loop}2; consider %3")
+              << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
+  if (Fix)
+    Diag << *Fix;
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {

@@ -77,9 +77,11 @@ protected:
 
   /// Emits "'<Callee>' <Effect> and blocks until the GPU has finished all
   /// queued work[, on every iteration of the enclosing loop]; consider
-  /// <Alternative>" at the call, and remembers the location.
+  /// <Alternative>" at the call, with \p Fix when given (only rewrites that
+  /// keep the program's meaning), and remembers the location.
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
-                  StringRef Alternative, ASTContext &Context);
+                  StringRef Alternative, ASTContext &Context,
+                  std::optional<FixItHint> Fix = std::nullopt);
 
   /// Compiles the semicolon-separated regular expressions of option
   /// \p OptionName; reports each invalid one as a configuration error and

