@@ -24,8 +24,7 @@ bool returnsMask(StringRef Name) {
       "le",          "greater",     "less",       "greater_equal",
       "less_equal",  "not_equal",   "logical_and", "logical_or",
       "logical_not", "logical_xor", "isnan",      "isinf",       "isfinite",
-      "isposinf",    "isneginf",    "isclose",    "isin",        "signbit",
-      "bool"};
+      "isposinf",    "isneginf",    "isclose",    "isin",        "signbit"};
   return llvm::is_contained(MaskOps, Name);
 }
 

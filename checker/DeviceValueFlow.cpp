@@ -41,16 +41,24 @@ llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
           hasLocalStorage(), hasInitializer(anyOf(Read, hasDescendant(Read)))))))));
   auto IndexingType = namedDecl(hasAnyName("::at::indexing::Slice",
                                            "::at::indexing::TensorIndex"));
+  // Only parameters that take a size, a bound or an index: integers and
+  // integer lists ('IntArrayRef', 'SymInt', 'optional<int64_t>'), not a fill
+  // value ('full(size, value)') or a tensor ('index_select(dim, index)').
+  auto ShapeParameter = parmVarDecl(hasType(qualType(anyOf(
+      isInteger(),
+      hasUnqualifiedDesugaredType(recordType(hasDeclaration(namedDecl(
+          hasAnyName("ArrayRef", "SymInt", "SymIntArrayRef", "optional",
+                     "OptionalArrayRef", "initializer_list")))))))));
   auto Consumer = stmt(anyOf(
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(IndexingType))),
                        hasAnyArgument(ReadValue)),
       cxxMemberCallExpr(
           callee(tensorMethod(std::vector<StringRef>(std::begin(ShapeMethods),
                                                      std::end(ShapeMethods)))),
-          hasAnyArgument(ReadValue)),
+          forEachArgumentWithParam(ReadValue, ShapeParameter)),
       callExpr(callee(functionDecl(hasAnyName(std::vector<StringRef>(
                    std::begin(ShapeFunctions), std::end(ShapeFunctions))))),
-               hasAnyArgument(ReadValue))));
+               forEachArgumentWithParam(ReadValue, ShapeParameter))));
 
   llvm::DenseSet<const Expr *> Reads;
   for (const BoundNodes &Nodes : match(findAll(Consumer), Body, Context))

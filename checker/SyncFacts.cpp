@@ -45,6 +45,24 @@ constexpr llvm::StringLiteral RuntimeApiSource =
 constexpr llvm::StringLiteral DriverApiSource =
     "CUDA Driver API reference and its 'API synchronization behavior'";
 
+// torch-sync-dynamic-shape: the effects and alternatives that several
+// spellings share.
+constexpr llvm::StringLiteral NonzeroFixedSize =
+    "a fixed-size formulation ('at::where(cond, x, 0)', the mask as a "
+    "weight) or 'nonzero_static' (LibTorch 2.1+) with a known bound";
+constexpr llvm::StringLiteral UniqueEffect =
+    "reads the number of unique elements from the device to size its output";
+constexpr llvm::StringLiteral UniqueDimEffect =
+    "reads the number of unique slices from the device to size its output";
+constexpr llvm::StringLiteral UniqueFixedSize =
+    "a fixed-size formulation when the K possible values are known "
+    "('at::zeros({K}).index_fill_(0, t, 1)' marks those present)";
+constexpr llvm::StringLiteral OneHotEffect =
+    "without 'num_classes' reads the largest class index from the device to "
+    "size its output";
+constexpr llvm::StringLiteral OneHotFixedSize =
+    "passing the number of classes ('one_hot(t, num_classes)')";
+
 // Sources are paths in the pytorch/pytorch tree (torch 1.13 to 2.11).
 const SyncFact Facts[] = {
     // torch-sync-item: a value computed on the device is read on the host.
@@ -99,7 +117,7 @@ const SyncFact Facts[] = {
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
     {SyncCategory::Item, "", "::torch::linalg::inv",
      "checks its result for errors on the host (it reads the 'info' tensor)",
-     "'torch::linalg::inv_ex' and checking 'info' on the device, or later",
+     "'torch::linalg_inv_ex' and checking 'info' on the device, or later",
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
     {SyncCategory::Item, "cholesky", "::at::cholesky",
      "checks its result for errors on the host (it reads the 'info' tensor)",
@@ -111,12 +129,21 @@ const SyncFact Facts[] = {
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
     {SyncCategory::Item, "", "::torch::linalg::cholesky",
      "checks its result for errors on the host (it reads the 'info' tensor)",
-     "'torch::linalg::cholesky_ex' and checking 'info' on the device, or "
+     "'torch::linalg_cholesky_ex' and checking 'info' on the device, or "
      "later",
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
     {SyncCategory::Item, "", "::at::linalg_solve",
      "checks its result for errors on the host (it reads the 'info' tensor)",
      "'at::linalg_solve_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::torch::linalg::solve",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'torch::linalg_solve_ex' and checking 'info' on the device, or later",
+     "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
+    {SyncCategory::Item, "", "::torch::linalg::lu_factor",
+     "checks its result for errors on the host (it reads the 'info' tensor)",
+     "'torch::linalg_lu_factor_ex' and checking 'info' on the device, or "
+     "later",
      "aten/src/ATen/native/BatchLinearAlgebra.cpp"},
     {SyncCategory::Item, "", "::at::linalg_lu_factor",
      "checks its result for errors on the host (it reads the 'info' tensor)",
@@ -196,8 +223,8 @@ const SyncFact Facts[] = {
      "aten/src/ATen/native/TensorAdvancedIndexing.cpp, "
      "aten/src/ATen/native/cuda/Nonzero.cu"},
     {SyncCategory::BooleanMask, "index_put_", "",
-     "with a boolean mask and a device value turns the mask into indices, "
-     "which reads their number from the device",
+     "with a boolean mask turns the mask into indices, which reads their "
+     "number from the device",
      "'masked_fill_(mask, value)' with a host scalar, or "
      "'at::where(mask, value, t)'",
      "aten/src/ATen/native/TensorAdvancedIndexingUtils.h, "
@@ -287,6 +314,68 @@ const SyncFact Facts[] = {
      "not calling it in loops: the caching allocator reuses freed blocks "
      "without a sync",
      "c10/cuda/CUDACachingAllocator.cpp"},
+
+    // torch-sync-dynamic-shape: the output size depends on tensor values, so
+    // the host reads a count from the device before it allocates the output.
+    // The argument conditions (output_size, a histc range, num_classes, the
+    // one-argument where) are checked in DynamicShapeCheck.cpp.
+    {SyncCategory::DynamicShape, "nonzero", "::at::nonzero",
+     "reads the number of nonzero elements from the device to size its "
+     "output",
+     NonzeroFixedSize, "aten/src/ATen/native/cuda/Nonzero.cu"},
+    {SyncCategory::DynamicShape, "argwhere", "::at::argwhere",
+     "reads the number of nonzero elements from the device to size its "
+     "output",
+     NonzeroFixedSize,
+     "aten/src/ATen/native/TensorAdvancedIndexing.cpp, "
+     "aten/src/ATen/native/cuda/Nonzero.cu"},
+    {SyncCategory::DynamicShape, "nonzero_numpy", "::at::nonzero_numpy",
+     "reads the number of nonzero elements from the device to size its "
+     "outputs",
+     NonzeroFixedSize,
+     "aten/src/ATen/native/TensorAdvancedIndexing.cpp, "
+     "aten/src/ATen/native/cuda/Nonzero.cu"},
+    {SyncCategory::DynamicShape, "", "::at::where",
+     "with one argument reads the number of true elements from the device "
+     "to size its outputs",
+     "the three-argument 'at::where(cond, x, 0)', which keeps the shape, or "
+     "'nonzero_static' (LibTorch 2.1+) with a known bound",
+     "aten/src/ATen/native/TensorCompare.cpp, "
+     "aten/src/ATen/native/cuda/Nonzero.cu"},
+    {SyncCategory::DynamicShape, "", "::at::_unique", UniqueEffect,
+     UniqueFixedSize, "aten/src/ATen/native/cuda/UniqueCub.cu"},
+    {SyncCategory::DynamicShape, "", "::at::_unique2", UniqueEffect,
+     UniqueFixedSize, "aten/src/ATen/native/cuda/UniqueCub.cu"},
+    {SyncCategory::DynamicShape, "", "::at::unique_consecutive", UniqueEffect,
+     UniqueFixedSize,
+     "aten/src/ATen/native/cuda/UniqueCub.cu, "
+     "aten/src/ATen/native/cuda/Unique.cu"},
+    {SyncCategory::DynamicShape, "", "::at::unique_dim", UniqueDimEffect,
+     UniqueFixedSize, "aten/src/ATen/native/cuda/Unique.cu"},
+    {SyncCategory::DynamicShape, "", "::at::unique_dim_consecutive",
+     UniqueDimEffect, UniqueFixedSize, "aten/src/ATen/native/cuda/Unique.cu"},
+    {SyncCategory::DynamicShape, "repeat_interleave", "::at::repeat_interleave",
+     "without 'output_size' reads the sum of the repeats from the device to "
+     "size its output",
+     "passing the total as 'output_size' ('repeat_interleave(repeats, dim, "
+     "total)') when the host knows it",
+     "aten/src/ATen/native/Repeat.h, aten/src/ATen/native/Repeat.cpp"},
+    {SyncCategory::DynamicShape, "bincount", "::at::bincount",
+     "reads the largest value from the device to size its output",
+     "'at::zeros({K}, t.options()).index_add_(0, t, at::ones_like(t))' (or "
+     "'scatter_add_') with a known number of bins K",
+     "aten/src/ATen/native/cuda/SummaryOps.cu"},
+    {SyncCategory::DynamicShape, "histc", "::at::histc",
+     "without a range reads the minimum and maximum from the device to place "
+     "its bins",
+     "an explicit range ('histc(t, bins, lo, hi)' with lo != hi)",
+     "aten/src/ATen/native/cuda/SummaryOps.cu"},
+    {SyncCategory::DynamicShape, "", "::at::one_hot", OneHotEffect,
+     OneHotFixedSize, "aten/src/ATen/native/Onehot.cpp"},
+    {SyncCategory::DynamicShape, "", "::torch::nn::functional::one_hot",
+     OneHotEffect, OneHotFixedSize,
+     "torch/csrc/api/include/torch/nn/functional/embedding.h, "
+     "aten/src/ATen/native/Onehot.cpp"},
 };
 
 bool isTensorClass(const CXXRecordDecl *Record) {

@@ -30,10 +30,29 @@ bool isOpaqueLibrary(const FunctionDecl &Function) {
   return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std";
 }
 
+/// Whether \p Function is a direct fact of any check ('torch::tensor',
+/// 'torch::linalg::inv'): its call is that check's finding, not a transitive
+/// one.
+bool isDirectFact(const FunctionDecl &Function) {
+  for (SyncCategory Category :
+       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
+        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
+        SyncCategory::DeviceIndex, SyncCategory::Explicit})
+    if (findSyncFact(Category, Function))
+      return true;
+  return false;
+}
+
 /// The calls inside a body that synchronize by themselves: the value reads,
 /// printing and copies to the host of the other checks.
 auto directSync() {
-  std::vector<StringRef> Methods = methodNames(SyncCategory::Item);
+  // Methods that sync in every overload: not the tensor-value overload facts
+  // (masked_fill_, fill_, ...), whose Scalar twins are sync-free.
+  std::vector<StringRef> Methods;
+  for (const SyncFact &Fact : syncFacts())
+    if (Fact.Category == SyncCategory::Item && !Fact.Method.empty() &&
+        Fact.TensorValueParameter.empty())
+      Methods.push_back(Fact.Method);
   Methods.push_back("cpu");
   std::vector<StringRef> Functions = functionNames(SyncCategory::Item);
   for (StringRef Name : functionNames(SyncCategory::Print))
@@ -74,7 +93,8 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   ASTContext &Context = *Result.Context;
-  if (!Callee || isOpaqueLibrary(*Callee) || !isReportablePlace(*Call, Context))
+  if (!Callee || isOpaqueLibrary(*Callee) || isDirectFact(*Callee) ||
+      !isReportablePlace(*Call, Context))
     return;
   const FunctionDecl *Definition = Callee->getDefinition();
   if (!Definition)

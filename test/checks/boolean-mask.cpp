@@ -57,7 +57,7 @@ void positiveIndexPut(at::Tensor &t) {
   auto mask = t > 0;
   auto value = at::zeros({}, t.options());
   t.index_put_({mask}, value);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a boolean mask and a device value turns the mask into indices, which reads their number from the device and blocks until the GPU has finished all queued work; consider 'masked_fill_(mask, value)' with a host scalar, or 'at::where(mask, value, t)' [torch-sync-boolean-mask]
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a boolean mask turns the mask into indices, which reads their number from the device and blocks until the GPU has finished all queued work; consider 'masked_fill_(mask, value)' with a host scalar, or 'at::where(mask, value, t)' [torch-sync-boolean-mask]
   // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:5: warning: 'index_put_' with a boolean mask
   // CHECK-MESSAGES-V2: :[[@LINE-3]]:5: warning: 'index_put_' with a boolean mask
   // LibTorch 1.13 builds a host scalar on the tensor's device, so this syncs

@@ -11,6 +11,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/narrow.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/zeros.h>
@@ -64,4 +65,12 @@ at::Tensor negativeHostIndices(const at::Tensor &t, int64_t start, int64_t n) {
   auto c = t.narrow(0, 0, host.sum().item<int64_t>());
   auto d = t[at::zeros({}, at::kLong)];
   return a + b.sum() + c.sum() + d;
+}
+
+// A read used as a fill value or inside a tensor index argument is not a size.
+at::Tensor negativeNotASize(const at::Tensor &t, const at::Tensor &v, const at::Tensor &idx) {
+  auto a = at::full({3}, v.sum().item<float>());
+  // CHECK-MESSAGES-BOTH: :[[@LINE-1]]:34: warning: 'item' copies a tensor element to the host
+  // CHECK-MESSAGES-ITEM: :[[@LINE-2]]:34: warning: 'item' copies a tensor element to the host
+  return a;
 }

@@ -58,3 +58,12 @@ float positiveLambda(const at::Tensor &t) {
   // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'lambda' calls 'item' in its body
   // CHECK-MESSAGES-DEPTH1: :[[@LINE-5]]:30: note: 'item' synchronizes here
 }
+
+// A helper whose only "sync" is a Scalar overload (fill_ with a host value),
+// and LibTorch's own direct facts (torch::tensor is torch-sync-device-to-host's)
+// are not transitive findings.
+void zeroOut(at::Tensor &t) { t.fill_(0.0); }
+void negativeNoTransitive(at::Tensor &t) {
+  zeroOut(t);
+  auto list = torch::tensor({1.0f, 2.0f}, torch::kCUDA);
+}
