@@ -7,6 +7,7 @@
 #include "BooleanMaskCheck.h"
 #include "DeviceIndexCheck.h"
 #include "DeviceToHostCheck.h"
+#include "DynamicShapeCheck.h"
 #include "ExplicitSyncCheck.h"
 #include "ItemCheck.h"
 #include "PrintCheck.h"
@@ -26,6 +27,7 @@ public:
     CheckFactories.registerCheck<BooleanMaskCheck>("torch-sync-boolean-mask");
     CheckFactories.registerCheck<DeviceIndexCheck>("torch-sync-device-index");
     CheckFactories.registerCheck<DeviceToHostCheck>("torch-sync-device-to-host");
+    CheckFactories.registerCheck<DynamicShapeCheck>("torch-sync-dynamic-shape");
     CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
