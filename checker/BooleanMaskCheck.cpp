@@ -156,20 +156,7 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
 /// Empty when the indices are not written as a list at the call.
 SmallVector<const Expr *, 4> tensorIndices(const Expr *Indices) {
   SmallVector<const Expr *, 4> Tensors;
-  const InitListExpr *List = nullptr;
-  for (const Expr *Inner = Indices; Inner && !List;) {
-    Inner = Inner->IgnoreImplicit();
-    if ((List = dyn_cast<InitListExpr>(Inner)))
-      break;
-    if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(Inner))
-      Inner = Std->getSubExpr();
-    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner))
-      Inner = Construct->getNumArgs() >= 1 ? Construct->getArg(0) : nullptr;
-    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(Inner))
-      Inner = Temporary->getSubExpr();
-    else
-      Inner = nullptr;
-  }
+  const InitListExpr *List = bracedList(Indices);
   if (!List)
     return Tensors;
   for (const Expr *Element : List->inits()) {
@@ -275,19 +262,10 @@ void BooleanMaskCheck::checkMaskedSelect(const CallExpr &Call,
   const SyncFact *Fact = findSyncFact(SyncCategory::BooleanMask, *Callee);
   if (!Fact)
     return;
-  DeviceInference &Devices = devices(Context);
-  DeviceKind Device = DeviceKind::Unspecified;
-  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
-    Device = Devices.tensorDevice(Member->getImplicitObjectArgument());
-  for (const Expr *Arg : Call.arguments())
-    if (isTensorType(Arg->getType()))
-      Device = combineInputs(Device, Devices.tensorDevice(Arg));
-  if (!isReportableDevice(Device))
+  if (!isReportableDevice(devices(Context).inputsDevice(Call)))
     return;
-  std::string Name = isa<CXXMemberCallExpr>(Call)
-                         ? Callee->getNameAsString()
-                         : Callee->getQualifiedNameAsString();
-  reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Fact->Alternative,
+             Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -83,11 +83,8 @@ void DeviceIndexCheck::checkTensorIndexArgument(const CallExpr &Call,
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Callee);
   if (!Fact)
     return;
-  std::string Name = isa<CXXOperatorCallExpr>(Call) ? "operator[]"
-                     : isa<CXXMemberCallExpr>(Call)
-                         ? Callee->getNameAsString()
-                         : Callee->getQualifiedNameAsString();
-  reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Fact->Alternative,
+             Context);
 }
 
 } // namespace clang::tidy::torch_sync

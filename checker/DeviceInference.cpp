@@ -137,6 +137,23 @@ bool isTensorList(QualType T) {
 
 } // namespace
 
+const InitListExpr *bracedList(const Expr *E) {
+  for (const Expr *Inner = E; Inner;) {
+    Inner = Inner->IgnoreImplicit();
+    if (const auto *List = dyn_cast<InitListExpr>(Inner))
+      return List;
+    if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(Inner))
+      Inner = Std->getSubExpr();
+    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner))
+      Inner = Construct->getNumArgs() >= 1 ? Construct->getArg(0) : nullptr;
+    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(Inner))
+      Inner = Temporary->getSubExpr();
+    else
+      Inner = nullptr;
+  }
+  return nullptr;
+}
+
 bool isTensorType(QualType T) {
   if (T.isNull())
     return false;
@@ -209,6 +226,18 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   }
   VariableCache[&Var] = Result;
   return Result;
+}
+
+DeviceKind DeviceInference::inputsDevice(const CallExpr &Call) {
+  DeviceKind Device = DeviceKind::Unspecified;
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+    if (const Expr *Receiver = Member->getImplicitObjectArgument())
+      if (isTensorType(Receiver->getType()))
+        Device = tensorDevice(Receiver);
+  for (const Expr *Arg : Call.arguments())
+    if (isTensorType(Arg->getType()))
+      Device = combineInputs(Device, tensorDevice(Arg));
+  return Device;
 }
 
 const Expr *DeviceInference::singleValue(const VarDecl &Var) {
@@ -323,20 +352,7 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
 
 DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
   // A braced list written at the call ('at::cat({a, b})'): its elements.
-  const InitListExpr *List = nullptr;
-  for (const Expr *Inner = E; Inner && !List;) {
-    Inner = Inner->IgnoreImplicit();
-    if ((List = dyn_cast<InitListExpr>(Inner)))
-      break;
-    if (const auto *Std = dyn_cast<CXXStdInitializerListExpr>(Inner))
-      Inner = Std->getSubExpr();
-    else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Inner))
-      Inner = Construct->getNumArgs() == 1 ? Construct->getArg(0) : nullptr;
-    else if (const auto *Temporary = dyn_cast<MaterializeTemporaryExpr>(Inner))
-      Inner = Temporary->getSubExpr();
-    else
-      Inner = nullptr;
-  }
+  const InitListExpr *List = bracedList(E);
   if (!List || List->getNumInits() == 0)
     return DeviceKind::Unknown;
   DeviceKind Result = DeviceKind::Unspecified;

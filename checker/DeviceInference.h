@@ -59,6 +59,11 @@ public:
   /// constant or the callee has no such parameter.
   std::optional<bool> nonBlockingArgument(const CallExpr &Call);
 
+  /// The device of the values a call computes from: its receiver when it is
+  /// a tensor method, and every tensor argument (combineInputs).
+  /// Unspecified when there is none.
+  DeviceKind inputsDevice(const CallExpr &Call);
+
   /// The initializer of local variable \p Var when nothing else in its
   /// function assigns it or lets it change (a non-const reference, its
   /// address, set_ or swap); null otherwise, and for parameters and globals.
@@ -80,6 +85,11 @@ private:
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;
 };
+
+/// The braced list written at a call for a list parameter ('{a, b}' for an
+/// at::TensorList, '{mask, Slice()}' for TensorIndex indices), through the
+/// implicit ArrayRef / initializer_list construction; null for anything else.
+const InitListExpr *bracedList(const Expr *E);
 
 /// Combines the devices of the inputs of an op whose result lives where its
 /// inputs live: CUDA if any input is, CPU if all are, else Unknown.

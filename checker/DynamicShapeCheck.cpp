@@ -181,10 +181,8 @@ void DynamicShapeCheck::checkSync(const MatchFinder::MatchResult &Result) {
                                   Result.Nodes.getNodeAs<Expr>(ReceiverId));
   if (!Data || !isReportableDevice(devices(Context).tensorDevice(Data)))
     return;
-  std::string Name = isa<CXXMemberCallExpr>(Call)
-                         ? Callee->getNameAsString()
-                         : Callee->getQualifiedNameAsString();
-  reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, calleeName(*Call, *Callee), Fact->Effect,
+             Fact->Alternative, Context);
 }
 
 } // namespace clang::tidy::torch_sync

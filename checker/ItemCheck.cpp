@@ -102,18 +102,12 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   } else {
     // The value read is computed from the receiver (t.item()) or from every
     // tensor argument (at::equal(a, b)).
-    if (Receiver)
-      Device = Devices.tensorDevice(Receiver);
-    for (const Expr *Arg : Call->arguments())
-      if (isTensorType(Arg->getType()))
-        Device = combineInputs(Device, Devices.tensorDevice(Arg));
+    Device = Devices.inputsDevice(*Call);
   }
   if (!isReportableDevice(Device))
     return;
-  std::string Name = isa<CXXMemberCallExpr>(Call)
-                         ? Callee->getNameAsString()
-                         : Callee->getQualifiedNameAsString();
-  reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, calleeName(*Call, *Callee), Fact->Effect,
+             Fact->Alternative, Context);
 }
 
 } // namespace clang::tidy::torch_sync

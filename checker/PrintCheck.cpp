@@ -69,12 +69,7 @@ void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
 
   // 'os << t << u' is two calls; each formats one tensor. c10::str formats
   // all of its arguments.
-  DeviceInference &Devices = devices(Context);
-  DeviceKind Device = DeviceKind::Unspecified;
-  for (const Expr *Arg : Call->arguments())
-    if (isTensorType(Arg->getType()))
-      Device = combineInputs(Device, Devices.tensorDevice(Arg));
-  if (!isReportableDevice(Device))
+  if (!isReportableDevice(devices(Context).inputsDevice(*Call)))
     return;
 
   std::string Name = Fact->Function.drop_front(2).str();

@@ -215,6 +215,12 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
   return !isInIntendedFunction(Call, Context);
 }
 
+std::string SyncCheckBase::calleeName(const CallExpr &Call,
+                                      const FunctionDecl &Callee) {
+  return isa<CXXMethodDecl>(Callee) ? Callee.getNameAsString()
+                                     : Callee.getQualifiedNameAsString();
+}
+
 bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
   if (Device == DeviceKind::CPU)
     return false;

@@ -83,6 +83,11 @@ protected:
                   StringRef Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt);
 
+  /// The name a diagnostic gives the callee: the bare name of a member
+  /// ('item', 'operator[]'), the qualified name of a free function
+  /// ('at::equal').
+  static std::string calleeName(const CallExpr &Call, const FunctionDecl &Callee);
+
   /// Compiles the semicolon-separated regular expressions of option
   /// \p OptionName; reports each invalid one as a configuration error and
   /// leaves it out.

@@ -104,10 +104,7 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
     return;
   const FunctionDecl *InnerCallee = Inner->getDirectCallee();
   std::string InnerName =
-      InnerCallee ? (isa<CXXMemberCallExpr>(Inner) || isa<CXXOperatorCallExpr>(Inner)
-                         ? InnerCallee->getNameAsString()
-                         : InnerCallee->getQualifiedNameAsString())
-                  : std::string("a sync");
+      InnerCallee ? calleeName(*Inner, *InnerCallee) : std::string("a sync");
   std::string Effect = "calls '" + InnerName + "' in its body";
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   std::string Name = Method && Method->getParent()->isLambda()
@@ -143,13 +140,7 @@ TransitiveSyncCheck::summarize(const FunctionDecl &Function,
   for (const BoundNodes &Nodes : Matches) {
     if (const auto *Sync = Nodes.getNodeAs<CallExpr>(InnerSyncId)) {
       // A sync on a tensor provably on the CPU in that body is none.
-      DeviceKind Device = DeviceKind::Unspecified;
-      if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Sync))
-        Device = Devices.tensorDevice(Member->getImplicitObjectArgument());
-      for (const Expr *Arg : Sync->arguments())
-        if (isTensorType(Arg->getType()))
-          Device = combineInputs(Device, Devices.tensorDevice(Arg));
-      if (Device != DeviceKind::CPU) {
+      if (Devices.inputsDevice(*Sync) != DeviceKind::CPU) {
         Best = {Sync, 1};
         break;
       }
