@@ -131,7 +131,7 @@ TransitiveSyncCheck::summarize(const FunctionDecl &Function,
   Summaries[&Function] = {}; // in progress
 
   Summary Best;
-  DeviceInference Devices(Context);
+  DeviceInference &Devices = devices(Context);
   auto Matches = match(
       findAll(callExpr(anyOf(directSync().bind(InnerSyncId),
                              callExpr(callee(functionDecl(hasBody(stmt()))))

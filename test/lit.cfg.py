@@ -20,6 +20,7 @@ if os.path.realpath(config.libtorch_include) != "/usr/include":
     libtorch_flags += ["-isystem", config.libtorch_include]
 libtorch_flags += ["-isystem", config.libtorch_api_include]
 
+# The test runner, on the stock clang-tidy of this LLVM release with the plugin.
 runner = [
     config.python,
     os.path.join(config.test_source_root, "check_torch_sync.py"),
@@ -28,16 +29,6 @@ runner = [
     "--filecheck", config.filecheck,
     "--compiler", config.clangxx,
 ]
-runner_tidy = [
-    config.python,
-    os.path.join(config.test_source_root, "check_torch_sync.py"),
-    "--tidy", config.torch_sync_tidy,
-    "--filecheck", config.filecheck,
-    "--compiler", config.clangxx,
-]
-
-config.substitutions.append(
-    ("%check_torch_sync_tidy", " ".join(shlex.quote(a) for a in runner_tidy)))
 config.substitutions.append(
     ("%check_torch_sync", " ".join(shlex.quote(a) for a in runner)))
 config.substitutions.append(("%libtorch_flags", " ".join(libtorch_flags)))
