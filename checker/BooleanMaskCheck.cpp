@@ -1,6 +1,7 @@
 //===--- BooleanMaskCheck.cpp - torch-sync-boolean-mask --------------------===//
 
 #include "BooleanMaskCheck.h"
+#include "RankInference.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -152,24 +153,6 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
   return MaskKind::Unknown;
 }
 
-/// The tensors among the elements of a braced index list ('{mask, Slice()}').
-/// Empty when the indices are not written as a list at the call.
-SmallVector<const Expr *, 4> tensorIndices(const Expr *Indices) {
-  SmallVector<const Expr *, 4> Tensors;
-  const InitListExpr *List = bracedList(Indices);
-  if (!List)
-    return Tensors;
-  for (const Expr *Element : List->inits()) {
-    // Each element is a TensorIndex built from an int, a Slice, None,
-    // Ellipsis, a bool or a Tensor.
-    const auto *Construct =
-        dyn_cast<CXXConstructExpr>(Element->IgnoreImplicit());
-    if (Construct && Construct->getNumArgs() == 1 &&
-        isTensorType(Construct->getArg(0)->getType()))
-      Tensors.push_back(Construct->getArg(0));
-  }
-  return Tensors;
-}
 } // namespace
 
 BooleanMaskCheck::BooleanMaskCheck(StringRef Name, ClangTidyContext *Context)
@@ -218,7 +201,7 @@ void BooleanMaskCheck::checkIndexing(const CXXMemberCallExpr &Call,
     return;
   DeviceInference &Devices = devices(Context);
   const Expr *Mask = nullptr;
-  for (const Expr *Index : tensorIndices(Call.getArg(0))) {
+  for (const Expr *Index : tensorIndexElements(Call.getArg(0))) {
     MaskKind Kind = maskKind(Index, Devices);
     if (Kind == MaskKind::Mask ||
         (Kind == MaskKind::Unknown && ReportUnknownDtype)) {

@@ -1,6 +1,7 @@
 //===--- DeviceIndexCheck.cpp - torch-sync-device-index --------------------===//
 
 #include "DeviceIndexCheck.h"
+#include "RankInference.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -14,6 +15,7 @@ constexpr llvm::StringLiteral ReadId = "read";
 constexpr llvm::StringLiteral NarrowId = "narrow";
 constexpr llvm::StringLiteral SubscriptId = "subscript";
 constexpr llvm::StringLiteral IndexArgId = "index";
+constexpr llvm::StringLiteral IndexingId = "indexing";
 
 /// 'narrow' with a tensor start (Tensor::narrow and at::narrow): the start is
 /// read with item() in aten/src/ATen/native/TensorShape.cpp.
@@ -23,12 +25,24 @@ auto narrowWithTensorStart() {
                           hasAnyParameter(allOf(hasName("start"),
                                                 hasType(isTorchTensor()))))));
 }
+
+/// Tensor::index and Tensor::index_put_ taking a list of TensorIndex (the
+/// C++ indexing API of ATen/TensorIndexing.h); not the ATen-level overloads
+/// taking c10::List<optional<Tensor>>, which do not read 0-dim indices.
+auto indexingWithTensorIndexList() {
+  return cxxMemberCallExpr(callee(cxxMethodDecl(
+      tensorMethod({"index", "index_put_"}),
+      hasParameter(0, hasType(hasUnqualifiedDesugaredType(recordType(
+                          hasDeclaration(namedDecl(hasAnyName(
+                              "ArrayRef", "initializer_list"))))))))));
+}
 } // namespace
 
 void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
   Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId),
                      this);
   Finder->addMatcher(narrowWithTensorStart().bind(NarrowId), this);
+  Finder->addMatcher(indexingWithTensorIndexList().bind(IndexingId), this);
   // Tensor::operator[](Tensor) reads the index with item() (TensorBody.h).
   Finder->addMatcher(
       cxxOperatorCallExpr(hasOverloadedOperatorName("[]"),
@@ -52,6 +66,18 @@ void DeviceIndexCheck::checkSync(const MatchFinder::MatchResult &Result) {
           Param->getFunctionScopeIndex() < Call->getNumArgs())
         checkTensorIndexArgument(*Call, *Call->getArg(Param->getFunctionScopeIndex()),
                                  Context);
+    return;
+  }
+  if (const auto *Call = Result.Nodes.getNodeAs<CXXMemberCallExpr>(IndexingId)) {
+    // ATen/TensorIndexing.h (applySlicing) reads a 0-dim integer or bool
+    // index with item(); other index tensors stay on the device.
+    if (Call->getNumArgs() == 0)
+      return;
+    for (const Expr *Index : tensorIndexElements(Call->getArg(0)))
+      if (isZeroDimTensor(Index, devices(Context))) {
+        checkTensorIndexArgument(*Call, *Index, Context);
+        return;
+      }
     return;
   }
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(SubscriptId))

@@ -13,6 +13,7 @@ namespace {
 constexpr llvm::StringLiteral TransferId = "transfer";
 constexpr llvm::StringLiteral FactoryId = "factory";
 constexpr llvm::StringLiteral CopyBeforeReadId = "copy-before-read";
+constexpr llvm::StringLiteral ModuleTransferId = "module-transfer";
 
 /// The direction of a copy, as far as the devices of both ends are known.
 enum class Direction { None, DeviceToHost, HostToDevice, Unknown };
@@ -82,6 +83,17 @@ void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
                    hasAnyName(functionNames(SyncCategory::DeviceToHost)))))
           .bind(FactoryId),
       this);
+  // 'model->to(device)': torch::nn::Module::to(Device, ...) copies each
+  // parameter and buffer (torch/csrc/api/src/nn/module.cpp); the overload
+  // taking only a dtype converts in place on the module's device.
+  Finder->addMatcher(
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasName("::torch::nn::Module::to"),
+                               hasParameter(0, hasType(hasUnqualifiedDesugaredType(
+                                                   recordType(hasDeclaration(
+                                                       namedDecl(hasName("::c10::Device"))))))))))
+          .bind(ModuleTransferId),
+      this);
   // 't.cpu().item()': the copy of the whole tensor only serves to read one
   // element, which item() on the device tensor copies by itself. The read is
   // matched (and the copy remembered) before the copy inside it.
@@ -109,6 +121,9 @@ void DeviceToHostCheck::checkSync(const MatchFinder::MatchResult &Result) {
     checkMemberTransfer(*Call, *Result.Context);
   else if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(FactoryId))
     checkTensorFactory(*Call, *Result.Context);
+  else if (const auto *Call =
+               Result.Nodes.getNodeAs<CXXMemberCallExpr>(ModuleTransferId))
+    checkModuleTransfer(*Call, *Result.Context);
 }
 
 void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
@@ -183,13 +198,37 @@ void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
   if (!Callee || Call.getNumArgs() < 2)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Callee);
-  if (!Fact || isScalarTensorData(Call.getArg(0)) ||
+  if (!Fact || Fact->Function != "::torch::tensor" ||
+      isScalarTensorData(Call.getArg(0)) ||
       !isReportablePlace(Call, Context))
     return;
   DeviceKind Target = devices(Context).targetDevice(Call.getArg(1));
   if (Target == DeviceKind::Unspecified || !isReportableDevice(Target))
     return;
   reportSync(Call, "torch::tensor", Fact->Effect, Fact->Alternative, Context);
+}
+
+void DeviceToHostCheck::checkModuleTransfer(const CXXMemberCallExpr &Call,
+                                            ASTContext &Context) {
+  const CXXMethodDecl *Method = Call.getMethodDecl();
+  if (!Method || Call.getNumArgs() == 0 || !isReportablePlace(Call, Context))
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Method);
+  if (!Fact)
+    return;
+  DeviceInference &Devices = devices(Context);
+  // As for tensors: a non-blocking (or possibly non-blocking) move is left
+  // alone.
+  if (Devices.nonBlockingArgument(Call) != std::optional<bool>(false))
+    return;
+  // Modules are built on the host: a move to the CPU is most often a no-op,
+  // and a move back from the device is rare enough to need a known target.
+  DeviceKind Target = Devices.targetDevice(Call.getArg(0));
+  if (Target == DeviceKind::Unspecified || Target == DeviceKind::CPU ||
+      !isReportableDevice(Target))
+    return;
+  reportSync(Call, "torch::nn::Module::to", Fact->Effect, Fact->Alternative,
+             Context);
 }
 
 } // namespace clang::tidy::torch_sync

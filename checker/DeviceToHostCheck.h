@@ -26,6 +26,7 @@ protected:
 private:
   void checkMemberTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
   void checkTensorFactory(const CallExpr &Call, ASTContext &Context);
+  void checkModuleTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
 
   /// Copies to the host whose only use is to read one element ('t.cpu().item()'):
   /// seen when the enclosing read is matched, before the copy itself.

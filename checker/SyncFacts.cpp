@@ -163,6 +163,16 @@ const SyncFact Facts[] = {
      "'index_select(dim, start + at::arange(length, start.options()))', or a "
      "host start",
      "aten/src/ATen/native/TensorShape.cpp"},
+    {SyncCategory::DeviceIndex, "index", "",
+     "with a 0-dim tensor index reads the index from the device",
+     "a 1-element index tensor ('index({idx.reshape({1})})', then "
+     "'squeeze(0)'), 'index_select', or a host integer",
+     "aten/src/ATen/TensorIndexing.h"},
+    {SyncCategory::DeviceIndex, "index_put_", "",
+     "with a 0-dim tensor index reads the index from the device",
+     "a 1-element index tensor ('index_put_({idx.reshape({1})}, value)'), "
+     "'index_copy_', or a host integer",
+     "aten/src/ATen/TensorIndexing.h"},
     {SyncCategory::DeviceIndex, "operator[]", "",
      "with a tensor index reads the index from the device",
      "'index_select', or 'index({idx})' with a 1-element long tensor",
@@ -207,6 +217,12 @@ const SyncFact Facts[] = {
      "a pinned host tensor and 'copy_(src, /*non_blocking=*/true)', read "
      "after a later synchronization",
      "aten/src/ATen/native/cuda/Copy.cu"},
+    {SyncCategory::DeviceToHost, "", "::torch::nn::Module::to",
+     "copies every parameter and buffer of the module between host and "
+     "device (one blocking copy each)",
+     "moving the model once at start-up, before work is queued on the "
+     "device, where the wait costs nothing",
+     "torch/csrc/api/src/nn/module.cpp, aten/src/ATen/native/cuda/Copy.cu"},
     {SyncCategory::DeviceToHost, "", "::torch::tensor",
      "copies a list of host values to the device",
      "building it once outside the hot path, or from device-side ops "

@@ -74,3 +74,38 @@ at::Tensor negativeNotASize(const at::Tensor &t, const at::Tensor &v, const at::
   // CHECK-MESSAGES-ITEM: :[[@LINE-2]]:34: warning: 'item' copies a tensor element to the host
   return a;
 }
+
+// A 0-dim integer tensor as an index: ATen/TensorIndexing.h reads it with
+// item<int64_t>() to select along the dimension.
+at::Tensor positiveZeroDimIndex(const at::Tensor &t, const at::Tensor &scores,
+                                const at::Tensor &counts) {
+  auto best = scores.argmax();
+  auto a = t.index({best});
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index reads the index from the device and blocks until the GPU has finished all queued work; consider a 1-element index tensor ('index({idx.reshape({1})})', then 'squeeze(0)'), 'index_select', or a host integer [torch-sync-device-index]
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
+  auto b = t.index({Slice(), counts.sum() - 1});
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
+  auto last = at::zeros({}, scores.options().dtype(at::kLong));
+  auto c = t.index({last.to(at::kLong)});
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
+  at::Tensor d = t.clone();
+  d.index_put_({scores.argmin()}, 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a 0-dim tensor index reads the index from the device and blocks until the GPU has finished all queued work; consider a 1-element index tensor ('index_put_({idx.reshape({1})}, value)'), 'index_copy_', or a host integer [torch-sync-device-index]
+  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:5: warning: 'index_put_' with a 0-dim tensor index
+  return a + b + c + d;
+}
+
+// Negative cases: index tensors that are not 0-dim stay on the device
+// (advanced indexing), reductions along a dimension keep one, and a 0-dim
+// index made on the CPU is read there without waiting for the GPU.
+at::Tensor negativeNotZeroDimIndex(const at::Tensor &t, const at::Tensor &scores,
+                                   const at::Tensor &idx) {
+  auto a = t.index({scores.argmax().reshape({1})});
+  auto b = t.index({scores.argmax(0)});
+  auto c = t.index({idx});
+  auto d = t.index({at::zeros({}, at::kLong)});
+  auto e = t.index({scores.argmax(/*dim=*/0, /*keepdim=*/true)});
+  return a + b + c + d + e;
+}
