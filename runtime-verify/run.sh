@@ -44,8 +44,9 @@ cmake --build "$build" -j "$(nproc)" || { echo "runtime-verify: build failed" >&
 if (($# > 0)); then
   samples=("$@")
 else
+  # Every program the project built: samples/*.cpp and *.cu by name, samples/rules/<check>.cpp as rules_<check>.
   samples=()
-  for source in "$root"/samples/*.cpp; do samples+=("$(basename "$source" .cpp)"); done
+  for exe in "$build"/samples/*; do [[ -x $exe ]] && samples+=("$(basename "$exe")"); done
 fi
 
 mkdir -p "$out" "$build/logs"
@@ -58,7 +59,7 @@ for name in "${samples[@]}"; do
   rm -f "$json"
   if [[ ! -x $exe ]]; then
     echo "runtime-verify: $name: no such sample program ($exe)" >&2
-    printf '%s\t%s\t%s\t%s\n' "$name" missing "" "" >>"$status_file"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$name" missing "" "" "" >>"$status_file"
     failed=1
     continue
   fi
@@ -66,6 +67,11 @@ for name in "${samples[@]}"; do
   TORCH_SYNC_OBSERVATIONS=$json TORCH_SYNC_SOURCE_ROOT=$root \
     timeout -k 10 "$timeout_s" "$exe" >"$build/logs/$name.stdout" 2>"$build/logs/$name.stderr"
   rc=$?
+  # Second pass: the host-wait test (a GPU sleep queued before each copy, free, allocation or synchronize).
+  # Its events are merged into the JSON below; its own status is kept apart.
+  TORCH_SYNC_HOST_WAIT=1 TORCH_SYNC_OBSERVATIONS=$build/logs/$name.host_wait.json TORCH_SYNC_SOURCE_ROOT=$root \
+    timeout -k 10 "$timeout_s" "$exe" >"$build/logs/$name.host_wait.stdout" 2>"$build/logs/$name.host_wait.stderr"
+  host_wait_rc=$?
   milliseconds=$((($(date +%s%N) - start) / 1000000))
   if ((rc == 124 || rc == 137)); then
     status=hang
@@ -78,8 +84,21 @@ for name in "${samples[@]}"; do
   fi
   [[ $status == ok ]] || failed=1
   echo "runtime-verify: $name: $status" >&2
-  printf '%s\t%s\t%s\t%s\n' "$name" "$status" "$rc" "$milliseconds" >>"$status_file"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$status" "$rc" "$milliseconds" "$host_wait_rc" >>"$status_file"
 done
+
+# The loop benchmark (only when every sample was asked for): iterations per second and GPU idle fraction of the
+# talk's minimal loop, healthy / printing / repaired, with Chrome traces.
+if (($# == 0)) && [[ -x $build/loop_benchmark ]]; then
+  mkdir -p "$out/loop_benchmark"
+  if timeout -k 10 "$timeout_s" "$build/loop_benchmark" "$out/loop_benchmark" >"$build/logs/loop_benchmark.stdout" \
+    2>"$build/logs/loop_benchmark.stderr"; then
+    echo "runtime-verify: loop_benchmark: ok" >&2
+  else
+    echo "runtime-verify: loop_benchmark: failed (status $?; see $build/logs/loop_benchmark.stderr)" >&2
+    failed=1
+  fi
+fi
 
 # Per-sample run status into each JSON (a stub where the program wrote none), and the metadata file.
 "$python" - "$out" "$build" "$status_file" "$root" <<'EOF'
@@ -89,7 +108,7 @@ import torch
 
 runs = []
 for line in open(status_file):
-    name, status, rc, milliseconds = line.rstrip("\n").split("\t")
+    name, status, rc, milliseconds, host_wait_rc = line.rstrip("\n").split("\t")
     stderr_path = os.path.join(build, "logs", name + ".stderr")
     stderr = open(stderr_path, errors="replace").read() if os.path.exists(stderr_path) else ""
     run = {
@@ -99,6 +118,7 @@ for line in open(status_file):
         # Sync debug mode warnings from threads other than the main one reach c10's default handler,
         # which prints them: they are counted here, without a source line.
         "sdm_warnings_in_stderr": stderr.count("called a synchronizing CUDA operation"),
+        "host_wait_exit_code": int(host_wait_rc) if host_wait_rc else None,
     }
     runs.append((name, run))
     path = os.path.join(out, name + ".json")
@@ -107,6 +127,13 @@ for line in open(status_file):
     except (OSError, ValueError):
         data = {"format": 1, "sample": name, "events": [], "note": "the program wrote no observations"}
     data["run"] = run
+    # The host-wait pass's measurements join the first pass's events.
+    try:
+        probe = json.load(open(os.path.join(build, "logs", name + ".host_wait.json")))
+        data["events"] += [e for e in probe.get("events", []) if e.get("signal") == "host_wait"]
+        data.setdefault("signals", {})["host_wait"] = probe.get("signals", {}).get("host_wait", "off")
+    except (OSError, ValueError):
+        data.setdefault("signals", {})["host_wait"] = "no output"
     with open(path, "w") as f:
         json.dump(data, f, indent=2)
         f.write("\n")

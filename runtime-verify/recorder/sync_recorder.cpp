@@ -1,5 +1,6 @@
 // sync_recorder: CUPTI callbacks, event storage, symbolization and the JSON output. See sync_recorder.h.
 #include "sync_recorder.h"
+#include "host_wait.h"
 
 #include <cupti.h> // also the generated_*_meta.h parameter structs
 #include <cuda_runtime_api.h>
@@ -52,12 +53,12 @@ bool isWatched(std::string_view name) {
 }
 
 struct RawKey {
-  std::string signal, api, kind, hostMemory;
+  std::string signal, api, kind, hostMemory, measured;
   bool mainThread = true;
   std::vector<uintptr_t> frames; // return addresses, innermost first
   bool operator<(const RawKey &o) const {
-    return std::tie(signal, api, kind, hostMemory, mainThread, frames) <
-           std::tie(o.signal, o.api, o.kind, o.hostMemory, o.mainThread, o.frames);
+    return std::tie(signal, api, kind, hostMemory, measured, mainThread, frames) <
+           std::tie(o.signal, o.api, o.kind, o.hostMemory, o.measured, o.mainThread, o.frames);
   }
 };
 
@@ -126,20 +127,88 @@ std::string memoryOf(const void *ptr) {
   return result;
 }
 
+// A runtime API call as recorded: its name, the copy direction and host memory of a copy, and the stream
+// it runs on (for the host-wait test).
+struct RuntimeCall {
+  std::string api, kind, hostMemory;
+  cudaStream_t stream = nullptr;
+};
+
 // Copy direction and host memory of cudaMemcpy / cudaMemcpyAsync (their parameter structs start alike).
-void recordRuntimeMemcpy(const std::string &api, const void *dst, const void *src, int kind) {
+void describeRuntimeMemcpy(RuntimeCall &call, const void *dst, const void *src, int kind) {
   std::string dstMemory = memoryOf(dst), srcMemory = memoryOf(src);
   auto onHost = [](const std::string &m) { return m == "pageable" || m == "pinned"; };
-  std::string direction = memcpyKindName(kind);
+  call.kind = memcpyKindName(kind);
   if (kind == cudaMemcpyDefault && !dstMemory.empty() && !srcMemory.empty())
-    direction = std::string(onHost(srcMemory) ? "H" : "D") + "to" + (onHost(dstMemory) ? "H" : "D");
-  std::string hostMemory;
-  if (direction == "HtoD")
-    hostMemory = srcMemory;
-  else if (direction == "DtoH")
-    hostMemory = dstMemory;
-  recordEvent("cupti", api, direction, hostMemory);
+    call.kind = std::string(onHost(srcMemory) ? "H" : "D") + "to" + (onHost(dstMemory) ? "H" : "D");
+  if (call.kind == "HtoD")
+    call.hostMemory = srcMemory;
+  else if (call.kind == "DtoH")
+    call.hostMemory = dstMemory;
 }
+
+RuntimeCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  RuntimeCall call;
+  call.api = info.functionName;
+  switch (cbid) {
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpy_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+    call.stream = static_cast<const cudaStreamSynchronize_v3020_params *>(info.functionParams)->stream;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+    call.stream = static_cast<const cudaMemsetAsync_v3020_params *>(info.functionParams)->stream;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+    // cudaFree(nullptr) does nothing (CUDA libraries call it to create the context).
+    if (!static_cast<const cudaFree_v3020_params *>(info.functionParams)->devPtr)
+      call.kind = "null";
+    break;
+  default:
+    break;
+  }
+  return call;
+}
+
+// The runtime calls the host-wait test measures: copies, frees, allocations and the stream and device
+// synchronizes (these two as a check of the test itself: they must be measured as waiting). Not event
+// synchronizes, which wait for their own event, not for the sleep queued before the call.
+bool isProbed(const RuntimeCall &call) {
+  static constexpr std::string_view kProbed[] = {
+      "cudaMemcpy", "cudaMemset", "cudaFree", "cudaMalloc", "cudaHostAlloc", "cudaHostRegister",
+      "cudaStreamSynchronize", "cudaDeviceSynchronize"};
+  std::string_view name = call.api;
+  if (name.find("Async") != std::string_view::npos &&
+      (name.rfind("cudaFree", 0) == 0 || name.rfind("cudaMalloc", 0) == 0))
+    return false; // stream-ordered allocation
+  if (call.kind == "null")
+    return false;
+  for (std::string_view prefix : kProbed)
+    if (name.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
+}
+
+// The probed call in progress on this thread, at its runtime API depth.
+struct PendingProbe {
+  RuntimeCall call;
+  int depth = 0;
+  bool active = false;
+};
+thread_local PendingProbe pendingProbe;
 
 std::string driverCopyKind(std::string_view name) {
   for (std::string_view kind : {"HtoD", "DtoH", "DtoD", "HtoA", "AtoH", "DtoA", "AtoD", "AtoA"})
@@ -148,42 +217,47 @@ std::string driverCopyKind(std::string_view name) {
   return {};
 }
 
+void onRuntimeApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  if (info.callbackSite != CUPTI_API_ENTER) {
+    if (pendingProbe.active && pendingProbe.depth == runtimeDepth) {
+      pendingProbe.active = false;
+      inRecorder = true;
+      std::optional<bool> waited = hostWaitResult();
+      inRecorder = false;
+      if (waited) {
+        const RuntimeCall &call = pendingProbe.call;
+        recordEvent("host_wait", call.api, call.kind, call.hostMemory, *waited ? "waited" : "returned");
+      }
+    }
+    --runtimeDepth;
+    return;
+  }
+  ++runtimeDepth;
+  if (!info.functionName)
+    return;
+  bool watched = isWatched(info.functionName);
+  bool probing = hostWaitEnabled() && !pendingProbe.active;
+  if (!watched && !probing)
+    return;
+  RuntimeCall call = describeRuntimeCall(cbid, info);
+  if (watched)
+    recordEvent("cupti", call.api, call.kind, call.hostMemory);
+  if (probing && isProbed(call)) {
+    inRecorder = true;
+    bool armed = hostWaitArm(call.stream);
+    inRecorder = false;
+    if (armed)
+      pendingProbe = PendingProbe{call, runtimeDepth, true};
+  }
+}
+
 void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
   if (inRecorder)
     return;
   const auto *info = static_cast<const CUpti_CallbackData *>(data);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (info->callbackSite != CUPTI_API_ENTER) {
-      --runtimeDepth;
-      return;
-    }
-    ++runtimeDepth;
-    if (!info->functionName || !isWatched(info->functionName))
-      return;
-    std::string api = info->functionName;
-    switch (cbid) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
-      const auto *p = static_cast<const cudaMemcpy_v3020_params *>(info->functionParams);
-      recordRuntimeMemcpy(api, p->dst, p->src, p->kind);
-      return;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
-      const auto *p = static_cast<const cudaMemcpyAsync_v3020_params *>(info->functionParams);
-      recordRuntimeMemcpy(api, p->dst, p->src, p->kind);
-      return;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020: {
-      // cudaFree(nullptr) does nothing (CUDA libraries call it to create the context).
-      const auto *p = static_cast<const cudaFree_v3020_params *>(info->functionParams);
-      recordEvent("cupti", api, p->devPtr ? "" : "null");
-      return;
-    }
-    default:
-      recordEvent("cupti", api);
-      return;
-    }
+    onRuntimeApiCall(cbid, *info);
+    return;
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     if (info->callbackSite != CUPTI_API_ENTER || runtimeDepth > 0)
@@ -356,14 +430,18 @@ std::string jsonOrNull(const std::string &s) { return s.empty() ? "null" : jsonS
 struct Attributed {
   std::string file; // relative to the source root; empty when no frame lies in samples/
   int line = 0;
-  std::string signal, api, kind, hostMemory;
+  std::string signal, api, kind, hostMemory, measured;
   bool mainThread = true;
   std::string function, via, stack;
+  // Every frame of the stack in a samples/ file, innermost first, as "samples/x.cpp:12": a sync inside a
+  // helper function is also a sync of each line that calls it.
+  std::vector<std::string> sampleFrames;
   bool operator<(const Attributed &o) const {
     // Unattributed events last.
-    return std::make_tuple(file.empty(), file, line, signal, api, kind, hostMemory, !mainThread, via, function,
-                           stack) < std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.kind,
-                                                    o.hostMemory, !o.mainThread, o.via, o.function, o.stack);
+    return std::make_tuple(file.empty(), file, line, signal, api, kind, hostMemory, measured, !mainThread, via,
+                           function, stack, sampleFrames) <
+           std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.kind, o.hostMemory, o.measured,
+                           !o.mainThread, o.via, o.function, o.stack, o.sampleFrames);
   }
 };
 
@@ -371,6 +449,8 @@ struct Attributed {
 // "true", "false" or "null" (unknown). See docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html.
 const char *blocksHost(const Attributed &a) {
   std::string_view api = a.api;
+  if (a.signal == "host_wait") // measured
+    return a.measured == "waited" ? "true" : "false";
   if (a.signal == "sdm" || api.find("Synchronize") != std::string_view::npos)
     return "true";
   if (api.rfind("cudaFree", 0) == 0 || api.rfind("cuMemFree", 0) == 0)
@@ -455,16 +535,20 @@ void writeObservations() {
     a.api = key.api;
     a.kind = key.kind;
     a.hostMemory = key.hostMemory;
+    a.measured = key.measured;
     a.mainThread = key.mainThread;
     for (size_t i = 0; i < stack.size(); ++i) {
       if (stack[i].file.rfind(samplesPrefix, 0) != 0)
         continue;
-      a.file = stack[i].file.substr(root.size() + 1);
+      std::string file = stack[i].file.substr(root.size() + 1);
+      a.sampleFrames.push_back(file + ":" + std::to_string(stack[i].line));
+      if (!a.file.empty())
+        continue;
+      a.file = file;
       a.line = stack[i].line;
       a.function = stack[i].function;
       if (i > 0)
         a.via = stack[i - 1].function;
-      break;
     }
     if (a.file.empty()) {
       // No frame in samples/: keep a short stack to explain it, past the recorder and the CUDA libraries:
@@ -506,21 +590,26 @@ void writeObservations() {
     return;
   }
   std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
-               jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
-  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s},\n  \"events\": [", jsonString(s.cuptiStatus).c_str(),
-               jsonString(s.sdmStatus).c_str());
+               jsonString(baseName(exe)).c_str(), jsonString(".").c_str());
+  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s},\n  \"events\": [",
+               jsonString(s.cuptiStatus).c_str(), jsonString(s.sdmStatus).c_str(),
+               hostWaitEnabled() ? "\"ok\"" : "\"off\"");
   bool first = true;
   for (const auto &[a, count] : attributed) {
     std::fprintf(out,
                  "%s\n    {\"signal\": %s, \"api\": %s, \"kind\": %s, \"host_memory\": %s, \"blocks_host\": %s, "
-                 "\"thread\": %s, ",
+                 "\"measured\": %s, \"thread\": %s, ",
                  first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
-                 jsonOrNull(a.hostMemory).c_str(), blocksHost(a), a.mainThread ? "\"main\"" : "\"other\"");
+                 jsonOrNull(a.hostMemory).c_str(), blocksHost(a), jsonOrNull(a.measured).c_str(), a.mainThread ? "\"main\"" : "\"other\"");
     if (a.file.empty())
       std::fprintf(out, "\"file\": null, \"line\": null, \"stack\": %s, ", jsonString(a.stack).c_str());
-    else
-      std::fprintf(out, "\"file\": %s, \"line\": %d, \"function\": %s, \"via\": %s, ", jsonString(a.file).c_str(),
-                   a.line, jsonString(a.function).c_str(), jsonOrNull(a.via).c_str());
+    else {
+      std::fprintf(out, "\"file\": %s, \"line\": %d, \"function\": %s, \"via\": %s, \"sample_frames\": [",
+                   jsonString(a.file).c_str(), a.line, jsonString(a.function).c_str(), jsonOrNull(a.via).c_str());
+      for (size_t i = 0; i < a.sampleFrames.size(); ++i)
+        std::fprintf(out, "%s%s", i ? ", " : "", jsonString(a.sampleFrames[i]).c_str());
+      std::fprintf(out, "], ");
+    }
     std::fprintf(out, "\"count\": %llu}", static_cast<unsigned long long>(count));
     first = false;
   }
@@ -544,10 +633,10 @@ __attribute__((constructor)) void startRecorder() {
 } // namespace
 
 void recordEvent(const char *signal, const std::string &api, const std::string &kind,
-                 const std::string &hostMemory) {
+                 const std::string &hostMemory, const std::string &measured) {
   void *frames[kMaxFrames];
   int n = backtrace(frames, kMaxFrames);
-  RawKey key{signal, api, kind, hostMemory, syscall(SYS_gettid) == getpid(), {}};
+  RawKey key{signal, api, kind, hostMemory, measured, syscall(SYS_gettid) == getpid(), {}};
   key.frames.reserve(n);
   for (int i = 0; i < n; ++i)
     key.frames.push_back(reinterpret_cast<uintptr_t>(frames[i]));

@@ -1,0 +1,386 @@
+#!/usr/bin/env python3
+"""Compares the checker's findings on samples/ with the syncs observed on a GPU.
+
+Runs torch-sync-tidy (or clang-tidy with the plugin) over every sample, reads its findings from clang-tidy's
+--export-fixes YAML, and matches them line by line with the observations that runtime-verify/run.sh recorded
+(runtime-verify/observations/*.json). Writes a report as JSON and Markdown: per sample and per rule, true
+positives (flagged, sync seen), false positives (flagged, no sync seen) and false negatives (sync seen, not
+flagged); totals with precision and recall; and the lines where the signals disagree.
+
+Exit status: 0 when the figures meet --min-precision / --min-recall and every disagreement is listed in the
+known-disagreements file (and every listed one still occurs); 1 when not; 2 on bad input.
+
+A sync is an observed event with blocks_host true: a waiting CUDA call seen by CUPTI, a sync debug mode
+warning, or a call the host-wait test measured as waiting. It belongs to every samples/ line on its stack
+("sample_frames"), so a sync inside a helper function is also a sync of each line that calls the helper.
+A finding is a true positive when its line is on the stack of an observed sync. An observed sync is found
+when some finding lies on one of its lines. Lines inside a preprocessor conditional on TORCH_VERSION are left
+out on both sides: the GPU and the checker may see different branches of them.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+try:
+    import yaml
+except ImportError:  # python3-yaml, installed by scripts/install-deps.sh
+    sys.exit("compare: needs PyYAML (Debian package python3-yaml) to read clang-tidy's --export-fixes")
+
+SIGNALS = ("cupti", "sdm", "host_wait")
+
+
+def fail(message):
+    print(f"compare: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def version_dependent_lines(path):
+    """The 1-based line numbers inside '#if ... TORCH_VERSION ...' blocks (with their #else branches)."""
+    lines = set()
+    stack = []  # one bool per open conditional: whether it depends on TORCH_VERSION
+    with open(path, errors="replace") as f:
+        for number, text in enumerate(f, 1):
+            directive = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b", text)
+            if directive:
+                kind = directive.group(1)
+                if kind in ("if", "ifdef", "ifndef"):
+                    stack.append("TORCH_VERSION" in text or (bool(stack) and stack[-1]))
+                elif kind == "endif" and stack:
+                    if stack[-1]:
+                        lines.add(number)
+                    stack.pop()
+                    continue
+            if stack and stack[-1]:
+                lines.add(number)
+    return lines
+
+
+def line_of_offset(path, offset, cache={}):
+    if path not in cache:
+        with open(path, "rb") as f:
+            data = f.read()
+        cache[path] = [m.start() for m in re.finditer(b"\n", data)]
+    import bisect
+    return bisect.bisect_left(cache[path], offset) + 1
+
+
+def run_checker(tidy, source, flags, config, root):
+    """Runs the checker on one file; returns (findings, error text or None)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        fixes = os.path.join(scratch, "fixes.yaml")
+        command = list(tidy) + ["--quiet", "--checks=-*,torch-sync-*", f"--export-fixes={fixes}"]
+        if config:
+            command.append(f"--config={config}")
+        command += [source, "--"] + flags
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            return [], f"exit {result.returncode}: " + (result.stderr + result.stdout).strip()[-2000:]
+        if not os.path.exists(fixes):
+            return [], None
+        with open(fixes) as f:
+            document = yaml.safe_load(f) or {}
+    findings = []
+    for diagnostic in document.get("Diagnostics") or []:
+        message = diagnostic.get("DiagnosticMessage", {})
+        path = message.get("FilePath")
+        if not path or not os.path.exists(path):
+            continue
+        path = os.path.realpath(path)
+        if not path.startswith(root + os.sep):
+            continue
+        findings.append({
+            "file": os.path.relpath(path, root),
+            "line": line_of_offset(path, message.get("FileOffset", 0)),
+            "check": diagnostic.get("DiagnosticName"),
+            "message": message.get("Message", ""),
+        })
+    return findings, None
+
+
+def rule_of(finding):
+    """The rule a finding belongs to: its check and the call it names ('torch-sync-item: item')."""
+    called = re.match(r"'([^']+)'", finding["message"])
+    return f"{finding['check']}: {called.group(1) if called else '?'}"
+
+
+def source_of(root, sample, observation_file):
+    """The sample's source file, relative to root: samples/<name>.cpp|.cu or samples/rules/<check>.cpp."""
+    candidates = [f"samples/{sample}.cpp", f"samples/{sample}.cu"]
+    if sample.startswith("rules_"):
+        candidates.insert(0, f"samples/rules/{sample[len('rules_'):]}.cpp")
+    for candidate in candidates:
+        if os.path.exists(os.path.join(root, candidate)):
+            return candidate
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tidy", required=True,
+                        help="the checker command: torch-sync-tidy, or 'clang-tidy-N -load=PLUGIN' (split on spaces)")
+    parser.add_argument("--observations", required=True, help="folder of <sample>.json and metadata.json")
+    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        help="repository root (default: the one holding this script)")
+    parser.add_argument("--cxx-flags", default="", help="compiler flags for .cpp samples (one string)")
+    parser.add_argument("--cuda-flags", default="", help="compiler flags for .cu samples (one string)")
+    parser.add_argument("--libtorch-version", help="LibTorchVersion for the checker (default: the observations')")
+    parser.add_argument("--known", help="JSON list of known disagreements, each documented as a limitation")
+    parser.add_argument("--min-precision", type=float, default=0.0)
+    parser.add_argument("--min-recall", type=float, default=0.0)
+    parser.add_argument("--out", help="folder for report.json and report.md (default: print the Markdown)")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+
+    root = os.path.realpath(args.root)
+    if not os.path.isdir(args.observations):
+        fail(f"no observations folder '{args.observations}'")
+    try:
+        metadata = json.load(open(os.path.join(args.observations, "metadata.json")))
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {os.path.join(args.observations, 'metadata.json')}: {e}")
+    version = args.libtorch_version
+    if not version:
+        match = re.match(r"(\d+)\.(\d+)", metadata.get("torch", ""))
+        if not match:
+            fail("the observations' metadata names no torch version; pass --libtorch-version")
+        version = f"{match.group(1)}.{match.group(2)}"
+    config = "{CheckOptions: {LibTorchVersion: '%s'}}" % version
+    tidy = args.tidy.split()
+
+    # The observations, per sample.
+    samples = {}
+    for name in sorted(os.listdir(args.observations)):
+        if not name.endswith(".json") or name == "metadata.json":
+            continue
+        data = json.load(open(os.path.join(args.observations, name)))
+        sample = data.get("sample") or name[:-5]
+        source = source_of(root, sample, name)
+        if source is None:
+            fail(f"observations '{name}' name sample '{sample}', which has no source under samples/")
+        samples[sample] = {"source": source, "data": data}
+    if not samples:
+        fail(f"no observations in '{args.observations}'")
+    for source in sorted(set(os.path.relpath(os.path.join(d, f), root)
+                             for d, _, files in os.walk(os.path.join(root, "samples"))
+                             for f in files if f.endswith((".cpp", ".cu")))):
+        if source not in {s["source"] for s in samples.values()}:
+            fail(f"{source} has no observations: run runtime-verify/run.sh on a GPU and commit them")
+
+    # The checker's findings, per sample (in parallel: each file parses LibTorch's headers).
+    def analyse(sample):
+        source = samples[sample]["source"]
+        flags = (args.cuda_flags if source.endswith(".cu") else args.cxx_flags).split()
+        return sample, run_checker(tidy, os.path.join(root, source), flags, config, root)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = dict((s, r) for s, r in pool.map(analyse, sorted(samples)))
+    errors = {s: e for s, (_, e) in results.items() if e}
+    if errors:
+        for sample, error in errors.items():
+            print(f"compare: the checker failed on {samples[sample]['source']}: {error}", file=sys.stderr)
+        sys.exit(2)
+
+    report = {"metadata": metadata, "libtorch_version_for_checker": version, "samples": {}, "rules": {},
+              "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": []}
+    totals = {"tp": 0, "fp": 0, "fn": 0, "found_syncs": 0}
+    for sample in sorted(samples):
+        source = samples[sample]["source"]
+        data = samples[sample]["data"]
+        findings = results[sample][0]
+        status = data.get("run", {}).get("status", "unknown")
+        if status != "ok":
+            report["not_run"].append({"sample": sample, "status": status})
+            continue
+        excluded = {(source, n) for n in version_dependent_lines(os.path.join(root, source))}
+
+        # Observed syncs: one per innermost line, with every line of their stacks and the signals that saw them.
+        syncs = {}
+        signals_by_line = {}
+        for event in data.get("events", []):
+            if not event.get("file"):
+                continue
+            key = (event["file"], event["line"])
+            seen = signals_by_line.setdefault(key, {})
+            if event["signal"] == "host_wait":
+                seen.setdefault("host_wait", set()).add(event.get("measured"))
+            elif event.get("blocks_host") is True:
+                seen.setdefault(event["signal"], set()).add(event["api"])
+            if event.get("blocks_host") is not True:
+                continue
+            frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or
+                      [f"{event['file']}:{event['line']}"]]
+            entry = syncs.setdefault(key, {"frames": set(), "apis": set(), "signals": set()})
+            entry["frames"].update((f, int(n)) for f, n in frames)
+            entry["apis"].add(event["api"])
+            entry["signals"].add(event["signal"])
+
+        for key in sorted(set(syncs) & excluded):
+            report["excluded"].append({"file": key[0], "line": key[1], "side": "observed"})
+        syncs = {k: v for k, v in syncs.items() if k not in excluded}
+        on_sync_stack = set().union(*(s["frames"] for s in syncs.values())) if syncs else set()
+
+        rows = {"tp": [], "fp": [], "fn": []}
+        flagged_lines = set()
+        for finding in findings:
+            key = (finding["file"], finding["line"])
+            if key in excluded:
+                report["excluded"].append({"file": key[0], "line": key[1], "side": "finding",
+                                           "check": finding["check"]})
+                continue
+            flagged_lines.add(key)
+            verdict = "tp" if key in on_sync_stack else "fp"
+            rows[verdict].append(finding)
+            rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
+            rule[verdict] += 1
+        found = 0
+        for key, sync in sorted(syncs.items()):
+            if sync["frames"] & flagged_lines:
+                found += 1
+                continue
+            rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(sync["apis"]),
+                               "signals": sorted(sync["signals"])})
+        report["samples"][sample] = {
+            "source": source, "observed_syncs": len(syncs), "found_syncs": found,
+            "tp": len(rows["tp"]), "fp": len(rows["fp"]), "fn": len(rows["fn"]),
+            "false_positives": rows["fp"], "false_negatives": rows["fn"],
+        }
+        totals["tp"] += len(rows["tp"])
+        totals["fp"] += len(rows["fp"])
+        totals["fn"] += len(rows["fn"])
+        totals["found_syncs"] += found
+        for finding in rows["fp"]:
+            report["disagreements"].append({"kind": "false positive", "file": finding["file"],
+                                            "line": finding["line"], "check": finding["check"],
+                                            "message": finding["message"]})
+        for miss in rows["fn"]:
+            report["disagreements"].append({"kind": "false negative", "file": miss["file"], "line": miss["line"],
+                                            "apis": miss["apis"]})
+
+        # Signals that disagree on a line: a documented wait that the sync debug mode did not report, or that
+        # the host-wait test measured as returning early; a measured wait that no other signal calls one.
+        for key, seen in sorted(signals_by_line.items()):
+            if key in excluded:
+                continue
+            notes = []
+            if "cupti" in seen and "sdm" not in seen:
+                notes.append("CUPTI saw a wait (" + ", ".join(sorted(seen["cupti"])) + "); sync debug mode silent")
+            measured = seen.get("host_wait", set())
+            if "cupti" in seen and measured and "waited" not in measured:
+                notes.append("documented as waiting, but the host-wait test measured no wait")
+            if "waited" in measured and "cupti" not in seen and "sdm" not in seen:
+                notes.append("the host-wait test measured a wait that CUPTI's reading and the sync debug mode "
+                             "do not report")
+            for note in notes:
+                report["signal_disagreements"].append({"file": key[0], "line": key[1], "note": note})
+
+    observed = totals["found_syncs"] + totals["fn"]
+    flagged = totals["tp"] + totals["fp"]
+    totals["observed_syncs"] = observed
+    totals["precision"] = round(totals["tp"] / flagged, 4) if flagged else None
+    totals["recall"] = round(totals["found_syncs"] / observed, 4) if observed else None
+    report["totals"] = totals
+
+    # Known disagreements: each one documented as a limitation in its check's page.
+    problems = []
+    if args.known:
+        try:
+            known = json.load(open(args.known))
+        except (OSError, ValueError) as e:
+            fail(f"cannot read the known disagreements '{args.known}': {e}")
+        listed = {(k["kind"], k["file"], k["line"]) for k in known}
+        actual = {(d["kind"], d["file"], d["line"]) for d in report["disagreements"]}
+        for d in report["disagreements"]:
+            d["known"] = (d["kind"], d["file"], d["line"]) in listed
+        for k in known:
+            if (k["kind"], k["file"], k["line"]) not in actual:
+                problems.append(f"listed as known but no longer seen: {k['kind']} at {k['file']}:{k['line']} "
+                                "(remove it from the list)")
+    for d in report["disagreements"]:
+        if not d.get("known"):
+            problems.append(f"new {d['kind']} at {d['file']}:{d['line']}"
+                            + (f" [{d['check']}]" if "check" in d else f" ({', '.join(d['apis'])})"))
+    if totals["precision"] is not None and totals["precision"] < args.min_precision:
+        problems.append(f"precision {totals['precision']:.4f} is below {args.min_precision}")
+    if totals["recall"] is not None and totals["recall"] < args.min_recall:
+        problems.append(f"recall {totals['recall']:.4f} is below {args.min_recall}")
+    for entry in report["not_run"]:
+        problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
+    report["problems"] = problems
+
+    markdown = render_markdown(report)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "report.json"), "w") as f:
+            json.dump(report, f, indent=2)
+            f.write("\n")
+        with open(os.path.join(args.out, "report.md"), "w") as f:
+            f.write(markdown)
+    else:
+        sys.stdout.write(markdown)
+    print(f"compare: precision {fmt(totals['precision'])}, recall {fmt(totals['recall'])} "
+          f"({totals['tp']} true positives, {totals['fp']} false positives, {totals['fn']} false negatives; "
+          f"{observed} observed syncs)", file=sys.stderr)
+    for problem in problems:
+        print(f"compare: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def fmt(value):
+    return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
+def render_markdown(report):
+    meta = report["metadata"]
+    t = report["totals"]
+    out = [
+        "# torch-sync findings against GPU observations",
+        "",
+        f"Observations: {meta.get('gpu')}, torch {meta.get('torch')}, CUDA {meta.get('torch_cuda')}, "
+        f"{meta.get('date')}. Checker run with LibTorchVersion {report['libtorch_version_for_checker']}.",
+        "",
+        f"**Precision {fmt(t['precision'])}, recall {fmt(t['recall'])}**: {t['tp']} true positives, "
+        f"{t['fp']} false positives, {t['fn']} false negatives, {t['observed_syncs']} observed syncs "
+        f"({t['found_syncs']} found).",
+        "",
+        "## Per sample",
+        "",
+        "| sample | observed syncs | found | TP | FP | FN |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, s in sorted(report["samples"].items()):
+        out.append(f"| `{s['source']}` | {s['observed_syncs']} | {s['found_syncs']} | {s['tp']} | {s['fp']} | "
+                   f"{s['fn']} |")
+    out += ["", "## Per rule (findings)", "", "| rule | TP | FP |", "|---|---|---|"]
+    for rule, r in sorted(report["rules"].items()):
+        out.append(f"| {rule} | {r['tp']} | {r['fp']} |")
+    out += ["", "## Disagreements", ""]
+    if not report["disagreements"]:
+        out.append("None.")
+    for d in report["disagreements"]:
+        what = f"[{d['check']}] {d['message'][:140]}" if "check" in d else "sync via " + ", ".join(d["apis"])
+        known = " (known limitation)" if d.get("known") else ""
+        out.append(f"- {d['kind']}{known}: `{d['file']}:{d['line']}`: {what}")
+    out += ["", "## Signals that disagree", ""]
+    if not report["signal_disagreements"]:
+        out.append("None.")
+    for d in report["signal_disagreements"]:
+        out.append(f"- `{d['file']}:{d['line']}`: {d['note']}")
+    if report["excluded"]:
+        out += ["", "## Left out (inside a TORCH_VERSION conditional)", ""]
+        for e in report["excluded"]:
+            out.append(f"- `{e['file']}:{e['line']}` ({e['side']})")
+    if report["not_run"]:
+        out += ["", "## Samples that did not run to completion", ""]
+        for e in report["not_run"]:
+            out.append(f"- `{e['sample']}`: {e['status']}")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+// sync_recorder: the host-wait test, a third signal that measures rather than reads the documentation.
+//
+// Before a CUDA runtime call that may wait (see sync_recorder.cpp), the recorder queues a long GPU sleep
+// kernel (at::cuda::sleep, from LibTorch) on the stream the call uses, followed by an event. When the call
+// returns, the event is queried: if the sleep has already finished, the call returned only after the queued
+// GPU work had drained, so it made the host wait; if the sleep is still running, the call returned without
+// waiting. This catches syncs that make no synchronize call (a copy with pageable host memory, a free) and
+// shows which documented waits really wait.
+#include "host_wait.h"
+
+#include <ATen/cuda/Sleep.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <exception>
+
+namespace torch_sync::recorder {
+namespace {
+
+// About 20 ms at the H200's 1.98 GHz SM clock: far longer than any call that does not wait.
+constexpr long long kDefaultSleepCycles = 40'000'000;
+
+long long sleepCycles() {
+  static const long long cycles = [] {
+    const char *env = std::getenv("TORCH_SYNC_HOST_WAIT_CYCLES");
+    long long value = env && *env ? std::atoll(env) : 0;
+    return value > 0 ? value : kDefaultSleepCycles;
+  }();
+  return cycles;
+}
+
+struct Probe {
+  bool armed = false;
+  cudaEvent_t event = nullptr;
+};
+thread_local Probe probe;
+
+} // namespace
+
+bool hostWaitEnabled() {
+  static const bool enabled = [] {
+    const char *env = std::getenv("TORCH_SYNC_HOST_WAIT");
+    return env && *env && *env != '0';
+  }();
+  return enabled;
+}
+
+bool hostWaitArm(cudaStream_t stream) {
+  probe.armed = false;
+  try {
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+      return false;
+    if (!probe.event && cudaEventCreateWithFlags(&probe.event, cudaEventDisableTiming) != cudaSuccess) {
+      probe.event = nullptr;
+      return false;
+    }
+    // Queue the sleep on the call's own stream (the legacy default stream when it names none).
+    c10::cuda::CUDAStreamGuard guard(
+        c10::cuda::getStreamFromExternal(stream, static_cast<c10::DeviceIndex>(device)));
+    at::cuda::sleep(sleepCycles());
+    if (cudaEventRecord(probe.event, stream) != cudaSuccess)
+      return false;
+    probe.armed = true;
+  } catch (const std::exception &) {
+    (void)cudaGetLastError();
+  }
+  return probe.armed;
+}
+
+std::optional<bool> hostWaitResult() {
+  if (!probe.armed)
+    return std::nullopt;
+  probe.armed = false;
+  cudaError_t status = cudaEventQuery(probe.event);
+  if (status == cudaSuccess)
+    return true;
+  if (status == cudaErrorNotReady)
+    return false;
+  (void)cudaGetLastError();
+  return std::nullopt;
+}
+
+} // namespace torch_sync::recorder
