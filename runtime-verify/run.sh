@@ -39,7 +39,10 @@ mkdir -p "$build/logs"
 cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$build/logs/configure.log" 2>&1 ||
   { cat "$build/logs/configure.log" >&2; echo "runtime-verify: configuration failed" >&2; exit 1; }
 grep 'runtime-verify:' "$build/logs/configure.log" >&2
-cmake --build "$build" -j "$(nproc)" || { echo "runtime-verify: build failed" >&2; exit 1; }
+# Only the samples asked for (and the recorder), or everything.
+targets=()
+(($# > 0)) && targets=(--target "$@")
+cmake --build "$build" -j "$(nproc)" "${targets[@]}" || { echo "runtime-verify: build failed" >&2; exit 1; }
 
 if (($# > 0)); then
   samples=("$@")
