@@ -1,8 +1,10 @@
 // Timing training steps.
 //
-// Sync pattern: a device-wide torch::cuda::synchronize() after every step, to time it, and a
-// non_blocking copy from pageable host memory, which CUDA performs synchronously anyway. PyTorch's sync
-// debug mode reports neither; CUPTI sees both calls.
+// Sync pattern: a device-wide torch::cuda::synchronize() after every step, to time it. PyTorch's sync
+// debug mode does not report it; CUPTI sees the call.
+// Also a non_blocking copy from pageable host memory, which CUDA's documentation calls synchronous: the
+// host-wait test measured this one (64 KiB) as returning before the GPU work queued ahead of it had
+// finished, so it is not counted as a sync (the staging copy waits for the host, not for the device).
 // Sync-free twin: pinned host memory, and one synchronize after the loop.
 #include <torch/torch.h>
 
