@@ -10,7 +10,7 @@ set -euo pipefail
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(22)
 
-packages=(cmake ninja-build python3 libtorch-dev)
+packages=(cmake ninja-build python3 python3-yaml libtorch-dev)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done
