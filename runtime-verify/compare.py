@@ -104,6 +104,29 @@ def run_checker(tidy, source, flags, config, root):
     return findings, None
 
 
+def sample_functions(path):
+    """The rule_* and exempt_* functions of a per-rule sample: (name, first line, last line), by brace depth."""
+    functions = []
+    with open(path, errors="replace") as f:
+        lines = f.read().split("\n")
+    number = 0
+    while number < len(lines):
+        match = re.match(r"^\S.*\b((?:rule|exempt)_\w+)\s*\(", lines[number])
+        if not match:
+            number += 1
+            continue
+        depth, seen_brace, last = 0, False, number
+        for last in range(number, len(lines)):
+            code = re.sub(r"//.*", "", lines[last])
+            depth += code.count("{") - code.count("}")
+            seen_brace = seen_brace or "{" in code
+            if seen_brace and depth <= 0:
+                break
+        functions.append((match.group(1), number + 1, last + 1))
+        number = last + 1
+    return functions
+
+
 def rule_of(finding):
     """The rule a finding belongs to: its check and the call it names ('torch-sync-item: item')."""
     called = re.match(r"'([^']+)'", finding["message"])
@@ -257,6 +280,28 @@ def main():
                 continue
             rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(sync["apis"]),
                                "signals": sorted(sync["signals"])})
+        # Per-rule samples: does each rule_* function sync and get flagged, and each exempt_* neither?
+        for name, first, last in (sample_functions(os.path.join(root, source))
+                                  if source.startswith("samples/rules/") else []):
+            inside = lambda key: key[0] == source and first <= key[1] <= last
+            synced = any(inside(frame) for sync in syncs.values() for frame in sync["frames"])
+            flags = sorted({f["check"] for f in findings if inside((f["file"], f["line"]))
+                            and (f["file"], f["line"]) not in excluded})
+            version_only = all((source, n) in excluded for n in range(first + 1, last))
+            if version_only:
+                verdict = "left out (TORCH_VERSION conditional)"
+            elif name.startswith("rule_"):
+                verdict = {(True, True): "confirmed", (True, False): "MISSED (sync not flagged)",
+                           (False, True): "FALSE ALARM (flagged, no sync)",
+                           (False, False): "no sync on this GPU, not flagged"}[(synced, bool(flags))]
+            else:
+                verdict = {(False, False): "confirmed", (False, True): "FALSE ALARM (flagged, no sync)",
+                           (True, True): "syncs after all (flagged)",
+                           (True, False): "SYNCS AFTER ALL (not flagged)"}[(synced, bool(flags))]
+            report.setdefault("functions", []).append({
+                "sample": source, "function": name, "lines": [first, last], "observed_sync": synced,
+                "flagged_by": flags, "verdict": verdict})
+
         report["samples"][sample] = {
             "source": source, "observed_syncs": len(syncs), "found_syncs": found,
             "tp": len(rows["tp"]), "fp": len(rows["fp"]), "fn": len(rows["fn"]),
@@ -371,6 +416,13 @@ def render_markdown(report):
     out += ["", "## Per rule (findings)", "", "| rule | TP | FP |", "|---|---|---|"]
     for rule, r in sorted(report["rules"].items()):
         out.append(f"| {rule} | {r['tp']} | {r['fp']} |")
+    if report.get("functions"):
+        out += ["", "## Rules and exemptions (samples/rules)", "",
+                "| sample | function | sync observed | flagged by | verdict |", "|---|---|---|---|---|"]
+        for f in report["functions"]:
+            out.append(f"| `{f['sample']}:{f['lines'][0]}` | `{f['function']}` | "
+                       f"{'yes' if f['observed_sync'] else 'no'} | {', '.join(f['flagged_by']) or '-'} | "
+                       f"{f['verdict']} |")
     out += ["", "## Disagreements", ""]
     if not report["disagreements"]:
         out.append("None.")
