@@ -182,6 +182,15 @@ bool SyncCheckBase::isInLibraryHeader(SourceLocation Loc,
          LibTorchHeaderPattern.match(File);
 }
 
+bool SyncCheckBase::isIntendedFunction(const FunctionDecl &Function) const {
+  if (IntendedPatterns.empty())
+    return false;
+  std::string Name = Function.getQualifiedNameAsString();
+  return llvm::any_of(IntendedPatterns, [&](const llvm::Regex &Pattern) {
+    return Pattern.match(Name);
+  });
+}
+
 bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
                                          ASTContext &Context) const {
   if (IntendedPatterns.empty())
@@ -192,10 +201,7 @@ bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
                     const auto *Function = Parent.get<FunctionDecl>();
                     if (!Function)
                       return false;
-                    std::string Name = Function->getQualifiedNameAsString();
-                    for (const llvm::Regex &Pattern : IntendedPatterns)
-                      if (Pattern.match(Name))
-                        Intended = true;
+                    Intended = isIntendedFunction(*Function);
                     // Keep walking out of lambdas into the enclosing function.
                     return Intended || !isa<CXXMethodDecl>(Function) ||
                            !cast<CXXMethodDecl>(Function)->getParent()->isLambda();

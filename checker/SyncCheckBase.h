@@ -111,6 +111,10 @@ protected:
   /// indexes a tensor in its function (findShapeReads, cached per function).
   bool isShapeRead(const Expr &Read, ASTContext &Context);
 
+  /// Whether \p Function's qualified name matches IntendedSyncFunctions: its
+  /// syncs are intended, and so are the syncs of a call to it.
+  bool isIntendedFunction(const FunctionDecl &Function) const;
+
   /// The device inference for the current translation unit.
   DeviceInference &devices(ASTContext &Context);
 

@@ -43,23 +43,36 @@ bool isDirectFact(const FunctionDecl &Function) {
   return false;
 }
 
-/// The calls inside a body that synchronize by themselves: the value reads,
-/// printing and copies to the host of the other checks.
+/// The calls inside a body that synchronize by themselves, whatever their
+/// arguments: the value reads, printing and copies to the host, the ops whose
+/// output size depends on values ('nonzero', 'masked_select', the 'unique'
+/// family) and the explicit waits of the other checks. Not the facts that
+/// sync only with some arguments (the tensor-value overloads of masked_fill_
+/// and fill_, 'repeat_interleave' without 'output_size', mask indexing).
 auto directSync() {
-  // Methods that sync in every overload: not the tensor-value overload facts
-  // (masked_fill_, fill_, ...), whose Scalar twins are sync-free.
   std::vector<StringRef> Methods;
   for (const SyncFact &Fact : syncFacts())
     if (Fact.Category == SyncCategory::Item && !Fact.Method.empty() &&
         Fact.TensorValueParameter.empty())
       Methods.push_back(Fact.Method);
-  Methods.push_back("cpu");
+  for (StringRef Method : {"cpu", "nonzero", "argwhere", "nonzero_numpy",
+                           "masked_select", "unique_consecutive"})
+    Methods.push_back(Method);
   std::vector<StringRef> Functions = functionNames(SyncCategory::Item);
   for (StringRef Name : functionNames(SyncCategory::Print))
     Functions.push_back(Name);
-  return callExpr(anyOf(cxxMemberCallExpr(callee(tensorMethod(Methods))),
-                        callExpr(callee(functionDecl(hasAnyName(Functions))),
-                                 hasAnyArgument(hasType(isTorchTensor())))));
+  for (StringRef Name :
+       {"::at::nonzero", "::at::argwhere", "::at::nonzero_numpy",
+        "::at::masked_select", "::at::_unique", "::at::_unique2",
+        "::at::unique_consecutive", "::at::unique_dim",
+        "::at::unique_dim_consecutive"})
+    Functions.push_back(Name);
+  return callExpr(anyOf(
+      cxxMemberCallExpr(callee(tensorMethod(Methods))),
+      callExpr(callee(functionDecl(hasAnyName(Functions))),
+               hasAnyArgument(hasType(isTorchTensor()))),
+      callExpr(callee(functionDecl(
+          hasAnyName(functionNames(SyncCategory::Explicit)))))));
 }
 } // namespace
 
@@ -93,8 +106,9 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   ASTContext &Context = *Result.Context;
+  // A callee in IntendedSyncFunctions syncs on purpose: so does a call to it.
   if (!Callee || isOpaqueLibrary(*Callee) || isDirectFact(*Callee) ||
-      !isReportablePlace(*Call, Context))
+      isIntendedFunction(*Callee) || !isReportablePlace(*Call, Context))
     return;
   const FunctionDecl *Definition = Callee->getDefinition();
   if (!Definition)
@@ -139,7 +153,8 @@ TransitiveSyncCheck::summarize(const FunctionDecl &Function,
       *Body, Context);
   for (const BoundNodes &Nodes : Matches) {
     if (const auto *Sync = Nodes.getNodeAs<CallExpr>(InnerSyncId)) {
-      // A sync on a tensor provably on the CPU in that body is none.
+      // A sync on a tensor provably on the CPU in that body is none (an
+      // explicit wait has no tensor input: Unspecified).
       if (Devices.inputsDevice(*Sync) != DeviceKind::CPU) {
         Best = {Sync, 1};
         break;
