@@ -10,7 +10,8 @@ set -euo pipefail
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(22)
 
-packages=(cmake ninja-build python3 python3-yaml libtorch-dev)
+# python3-jsonschema: scripts/validate-sarif.py (SARIF schema validation in test/tool/sarif.test).
+packages=(cmake ninja-build python3 python3-yaml python3-jsonschema libtorch-dev)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done

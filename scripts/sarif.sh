@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Runs the torch-sync checks over a project's compilation database and writes the findings as
+# a SARIF 2.1.0 log, for GitHub code scanning and other SARIF viewers. Sources are only read:
+# clang-tidy runs with --export-fixes into a temporary folder (never --fix), and
+# scripts/tidy-to-sarif.py converts what it exported.
+#
+# Usage: scripts/sarif.sh -p BUILD_DIR [options] [FILE...] [-- CLANG_TIDY_ARG...]
+#
+#   -p BUILD_DIR        the folder holding compile_commands.json (or the file itself)
+#   FILE...             sources to analyse (default: every source of the compilation database
+#                       below --srcroot)
+#   -o, --output FILE   the SARIF log to write (default: torch-sync.sarif; '-' for stdout)
+#   --srcroot DIR       the source root: locations are written relative to it, with the
+#                       uriBaseId %SRCROOT% (default: the current folder)
+#   --docs-url URL      base URL of torch-sync's docs/checks/ folder, for each rule's helpUri,
+#                       e.g. https://github.com/OWNER/torch-sync/blob/main/docs/checks/
+#   --tidy PROGRAM      the clang-tidy to run (default: $TORCH_SYNC_TIDY, else torch-sync-tidy
+#                       on PATH, else torch-sync's own build/llvm-22/checker/torch-sync-tidy);
+#                       a stock clang-tidy-N works with '-- -load=.../libTorchSyncChecks.so'
+#   -j, --jobs N        files analysed at a time (default: the number of cores)
+#   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
+#                       --header-filter=REGEX; without a -checks/--checks argument the checks
+#                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
+#                       --export-fixes are refused.
+#
+# clang-tidy's diagnostics are printed on stderr as usual. Exit status: 0 when every file was
+# analysed; 1 when clang-tidy failed on some file (a compiler error, or a finding promoted to
+# an error by WarningsAsErrors), the SARIF log being written all the same; 2 on a usage error
+# or bad input (no compilation database, no clang-tidy, a conversion error).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+die() { echo "sarif: error: $*" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
+
+build="" output=torch-sync.sarif srcroot=. docs_url="" tidy=${TORCH_SYNC_TIDY:-} jobs=$(nproc)
+files=() tidy_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -p) need "$@"; build=$2; shift 2 ;;
+    -p=*) build=${1#-p=}; shift ;;
+    -o|--output) need "$@"; output=$2; shift 2 ;;
+    --output=*) output=${1#--output=}; shift ;;
+    --srcroot) need "$@"; srcroot=$2; shift 2 ;;
+    --srcroot=*) srcroot=${1#--srcroot=}; shift ;;
+    --docs-url) need "$@"; docs_url=$2; shift 2 ;;
+    --docs-url=*) docs_url=${1#--docs-url=}; shift ;;
+    --tidy) need "$@"; tidy=$2; shift 2 ;;
+    --tidy=*) tidy=${1#--tidy=}; shift ;;
+    -j|--jobs) need "$@"; jobs=$2; shift 2 ;;
+    -j?*) jobs=${1#-j}; shift ;;
+    --jobs=*) jobs=${1#--jobs=}; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; tidy_args=("$@"); break ;;
+    -*) die "unknown option '$1' (see --help); clang-tidy's own options go after '--'" ;;
+    *) files+=("$1"); shift ;;
+  esac
+done
+
+[ -n "$build" ] || die "-p BUILD_DIR is required: the folder of the project's compile_commands.json"
+db=$build
+[ -d "$db" ] && db=$db/compile_commands.json
+[ -f "$db" ] || die "no compilation database (compile_commands.json) at '$build'; generate one (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)"
+build=$(cd "$(dirname "$db")" && pwd)
+[ -d "$srcroot" ] || die "--srcroot '$srcroot' is not a folder"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, got '$jobs'"
+command -v python3 >/dev/null || die "python3 not found"
+
+have_checks=0
+for a in "${tidy_args[@]}"; do
+  case "$a" in
+    -fix|--fix|-fix=*|--fix=*|-fix-errors*|--fix-errors*|-fix-notes*|--fix-notes*)
+      die "'$a' would edit the sources; sarif.sh only reads them" ;;
+    -export-fixes*|--export-fixes*) die "'$a': sarif.sh exports the fixes itself" ;;
+    -checks=*|--checks=*|-checks|--checks) have_checks=1 ;;
+  esac
+done
+[ $have_checks = 1 ] || tidy_args=(--checks='-*,torch-sync-*' "${tidy_args[@]}")
+
+if [ -z "$tidy" ]; then
+  if command -v torch-sync-tidy >/dev/null; then
+    tidy=torch-sync-tidy
+  else
+    tidy=${TORCH_SYNC_BUILD_ROOT:-$repo/build}/llvm-22/checker/torch-sync-tidy
+  fi
+fi
+if ! command -v "$tidy" >/dev/null; then
+  die "clang-tidy program '$tidy' not found; build torch-sync (scripts/build.sh) and pass --tidy PATH or set TORCH_SYNC_TIDY"
+fi
+
+if [ ${#files[@]} -eq 0 ]; then
+  list=$(python3 - "$db" "$srcroot" <<'EOF'
+import json, os, sys
+db, root = sys.argv[1], os.path.realpath(sys.argv[2])
+try:
+    entries = json.load(open(db, encoding="utf-8"))
+except (OSError, ValueError) as e:
+    sys.exit("sarif: error: cannot read the compilation database '%s': %s" % (db, e))
+if not isinstance(entries, list):
+    sys.exit("sarif: error: '%s' is not a compilation database (a JSON list)" % db)
+seen = set()
+for e in entries:
+    if not isinstance(e, dict) or "file" not in e:
+        continue
+    f = os.path.join(e.get("directory", ""), e["file"])
+    real = os.path.realpath(f)
+    if real in seen or os.path.relpath(real, root).startswith(os.pardir):
+        continue
+    seen.add(real)
+    print(f)
+EOF
+  ) || exit 2
+  [ -z "$list" ] || mapfile -t files <<<"$list"
+  [ ${#files[@]} -gt 0 ] || die "the compilation database '$db' names no source below '$srcroot'"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/fixes" "$tmp/out"
+
+run_one() {  # run_one INDEX FILE
+  local rc=0
+  "$tidy" "${tidy_args[@]}" -p "$build" --export-fixes="$tmp/fixes/$1.yaml" "$2" \
+    >"$tmp/out/$1.txt" 2>&1 || rc=$?
+  echo "$rc" >"$tmp/out/$1.rc"
+}
+echo "sarif: $(basename "$tidy") on ${#files[@]} file(s)" >&2
+for i in "${!files[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  run_one "$i" "${files[$i]}" &
+done
+wait
+
+failed=()
+for i in "${!files[@]}"; do
+  cat "$tmp/out/$i.txt" >&2
+  rc=$(cat "$tmp/out/$i.rc")
+  [ "$rc" = 0 ] || failed+=("${files[$i]} (exit $rc)")
+done
+
+convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$output")
+[ -n "$docs_url" ] && convert+=(--docs-url "$docs_url")
+"${convert[@]}" || exit 2
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "sarif: clang-tidy failed on ${#failed[@]} file(s):" >&2
+  printf '  %s\n' "${failed[@]}" >&2
+  exit 1
+fi
