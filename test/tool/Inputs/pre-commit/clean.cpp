@@ -1,0 +1,3 @@
+#include <ATen/core/Tensor.h>
+
+at::Tensor same(const at::Tensor &t) { return t; }
