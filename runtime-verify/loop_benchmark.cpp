@@ -1,0 +1,383 @@
+// loop_benchmark: what one sync per iteration costs in the minimal loop of samples/minimal_loop.cpp.
+//
+// Usage: loop_benchmark <outdir> [iterations] [repetitions]
+//
+// For each of healthyLoop, printingLoop and repairedLoop, in one process, on a fresh state: a warm-up, then
+// `repetitions` timed repetitions of `iterations` iterations without the profiler (iterations per second,
+// host clock), then `repetitions` repetitions under LibTorch's Kineto profiler (the GPU idle fraction).
+// Writes <outdir>/loop_benchmark.json and, per loop, <outdir>/trace_<loop>.json: the Chrome trace of the
+// profiled repetition with the median idle fraction, to open in Perfetto (https://ui.perfetto.dev) or
+// chrome://tracing.
+//
+// The GPU idle fraction of a profiled repetition is 1 - busy / window, where
+// - window: the repetition's iterations and the torch::cuda::synchronize() that ends them, as the profiler
+//   recorded a user annotation (RECORD_USER_SCOPE) around them;
+// - busy: the length of the union of the device activities that Kineto reports as kernels, memory copies
+//   and memsets (its CONCURRENT_KERNEL, GPU_MEMCPY and GPU_MEMSET records, from CUPTI), clipped to the
+//   window. Activities that overlap count once. A kernel counts as busy for its whole duration, however
+//   few of the GPU's multiprocessors it occupies: idle means that no kernel, copy or memset runs at all,
+//   not that compute goes unused.
+// The window is on the profiler's host clock and the activities on the device clock as Kineto converts
+// it; busy_outside_window_seconds in the JSON is the busy time that falls outside the window, which is
+// close to zero when the two agree. The profiler adds host work to every operator, so its repetitions run
+// somewhat slower than the timed ones; the JSON gives the rate of both.
+//
+// stdout is discarded while the loops run (printingLoop and repairedLoop print every iteration). The
+// discarding buffer sits behind std::cout, so a CUDA tensor printed into it is still formatted and so
+// still copied to the host: the sync stays, only the text goes nowhere.
+#define TORCH_SYNC_SAMPLE_NO_MAIN
+#include "../samples/minimal_loop.cpp"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <ATen/record_function.h>
+#include <kineto/ActivityType.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <streambuf>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace profiler = torch::autograd::profiler;
+
+constexpr int kDefaultIterations = 100;
+constexpr int kDefaultRepetitions = 7;
+constexpr int kWarmUpIterations = 10;
+constexpr const char *kWindowName = "loop_benchmark::measured_window";
+
+struct LoopUnderTest {
+  const char *name;
+  void (*run)(MinimalLoopState &, int);
+};
+
+// Accepts and drops every character, after the stream has formatted it.
+class DiscardingBuffer : public std::streambuf {
+protected:
+  int_type overflow(int_type character) override { return traits_type::not_eof(character); }
+  std::streamsize xsputn(const char *, std::streamsize count) override { return count; }
+};
+
+// Sends std::cout to a DiscardingBuffer for its lifetime.
+class StdoutDiscarded {
+public:
+  StdoutDiscarded() : previous_(std::cout.rdbuf(&buffer_)) {}
+  ~StdoutDiscarded() { std::cout.rdbuf(previous_); }
+  StdoutDiscarded(const StdoutDiscarded &) = delete;
+  StdoutDiscarded &operator=(const StdoutDiscarded &) = delete;
+
+private:
+  DiscardingBuffer buffer_;
+  std::streambuf *previous_;
+};
+
+struct Summary {
+  double median = 0, min = 0, max = 0;
+};
+
+Summary summarize(std::vector<double> values) {
+  Summary summary;
+  if (values.empty())
+    return summary;
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  summary.median = values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  summary.min = values.front();
+  summary.max = values.back();
+  return summary;
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// One repetition without the profiler; returns iterations per second.
+double timedRepetition(const LoopUnderTest &loop, MinimalLoopState &state, int iterations) {
+  torch::cuda::synchronize();
+  auto start = std::chrono::steady_clock::now();
+  loop.run(state, iterations);
+  torch::cuda::synchronize();
+  return iterations / secondsSince(start);
+}
+
+struct Interval {
+  int64_t start, end; // nanoseconds
+};
+
+// The length of the union of `intervals` within [from, to).
+int64_t unionLength(std::vector<Interval> intervals, int64_t from, int64_t to) {
+  std::sort(intervals.begin(), intervals.end(),
+            [](const Interval &a, const Interval &b) { return a.start < b.start; });
+  int64_t total = 0, coveredUntil = from;
+  for (const Interval &interval : intervals) {
+    const int64_t start = std::max(interval.start, coveredUntil);
+    const int64_t end = std::min(interval.end, to);
+    if (end > start) {
+      total += end - start;
+      coveredUntil = end;
+    }
+  }
+  return total;
+}
+
+bool isDeviceBusy(uint8_t activityType) {
+  switch (static_cast<libkineto::ActivityType>(activityType)) {
+  case libkineto::ActivityType::CONCURRENT_KERNEL:
+  case libkineto::ActivityType::GPU_MEMCPY:
+  case libkineto::ActivityType::GPU_MEMSET:
+    return true;
+  default:
+    return false;
+  }
+}
+
+struct IdleMeasurement {
+  double idleFraction = 0;
+  double windowSeconds = 0;
+  double busySeconds = 0;
+  double busyOutsideWindowSeconds = 0;
+  size_t deviceActivities = 0;
+};
+
+IdleMeasurement measureIdle(const profiler::ProfilerResult &result) {
+  const profiler::KinetoEvent *window = nullptr;
+  std::vector<Interval> busy;
+  for (const profiler::KinetoEvent &event : result.events()) {
+    if (event.activityType() == static_cast<uint8_t>(libkineto::ActivityType::USER_ANNOTATION) &&
+        event.name() == kWindowName)
+      window = &event;
+    else if (isDeviceBusy(event.activityType()))
+      busy.push_back({static_cast<int64_t>(event.startNs()), static_cast<int64_t>(event.endNs())});
+  }
+  if (!window)
+    throw std::runtime_error(std::string("the profiler recorded no '") + kWindowName + "' annotation");
+  // Every iteration runs kernels: none recorded means that CUPTI did not report to Kineto, not an idle GPU.
+  if (busy.empty())
+    throw std::runtime_error("the profiler recorded no GPU kernel or copy (is CUPTI available to Kineto?)");
+  const auto from = static_cast<int64_t>(window->startNs());
+  const auto to = static_cast<int64_t>(window->endNs());
+  if (to <= from)
+    throw std::runtime_error("the measured window has no length");
+  const int64_t inside = unionLength(busy, from, to);
+  const int64_t outside = unionLength(busy, std::numeric_limits<int64_t>::min(), from) +
+                          unionLength(busy, to, std::numeric_limits<int64_t>::max());
+  IdleMeasurement measurement;
+  measurement.windowSeconds = (to - from) * 1e-9;
+  measurement.busySeconds = inside * 1e-9;
+  measurement.idleFraction = 1.0 - static_cast<double>(inside) / static_cast<double>(to - from);
+  measurement.busyOutsideWindowSeconds = outside * 1e-9;
+  measurement.deviceActivities = busy.size();
+  return measurement;
+}
+
+struct ProfiledRepetition {
+  double iterationsPerSecond = 0; // host clock, under the profiler
+  IdleMeasurement idle;
+  std::unique_ptr<profiler::ProfilerResult> result;
+};
+
+ProfiledRepetition profiledRepetition(const LoopUnderTest &loop, MinimalLoopState &state, int iterations) {
+  const profiler::ProfilerConfig config(profiler::ProfilerState::KINETO);
+  const std::set<profiler::ActivityType> activities{profiler::ActivityType::CPU,
+                                                    profiler::ActivityType::CUDA};
+  torch::cuda::synchronize();
+  profiler::prepareProfiler(config, activities);
+  profiler::enableProfiler(config, activities);
+  double seconds = 0;
+  {
+    RECORD_USER_SCOPE(kWindowName);
+    auto start = std::chrono::steady_clock::now();
+    loop.run(state, iterations);
+    torch::cuda::synchronize();
+    seconds = secondsSince(start);
+  }
+  ProfiledRepetition repetition;
+  repetition.result = profiler::disableProfiler();
+  repetition.iterationsPerSecond = iterations / seconds;
+  repetition.idle = measureIdle(*repetition.result);
+  return repetition;
+}
+
+struct LoopReport {
+  std::string name;
+  int iterations = 0, repetitions = 0;
+  Summary iterationsPerSecond, profiledIterationsPerSecond, idleFraction;
+  double maxBusyOutsideWindowSeconds = 0;
+  double medianDeviceActivities = 0;
+  std::string trace;
+};
+
+LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device, int iterations,
+                         int repetitions, const std::filesystem::path &outdir) {
+  MinimalLoopState state = makeMinimalLoopState(device);
+  std::vector<double> rates;
+  std::vector<ProfiledRepetition> profiled;
+  {
+    StdoutDiscarded quiet;
+    loop.run(state, kWarmUpIterations);
+    torch::cuda::synchronize();
+    for (int repetition = 0; repetition < repetitions; ++repetition)
+      rates.push_back(timedRepetition(loop, state, iterations));
+    // A short profiled run first, left out: the profiler's first session in the process sets up CUPTI.
+    profiledRepetition(loop, state, kWarmUpIterations);
+    for (int repetition = 0; repetition < repetitions; ++repetition)
+      profiled.push_back(profiledRepetition(loop, state, iterations));
+  }
+
+  LoopReport report;
+  report.name = loop.name;
+  report.iterations = iterations;
+  report.repetitions = repetitions;
+  report.iterationsPerSecond = summarize(rates);
+  std::vector<double> profiledRates, idleFractions, deviceActivities;
+  for (const ProfiledRepetition &repetition : profiled) {
+    profiledRates.push_back(repetition.iterationsPerSecond);
+    idleFractions.push_back(repetition.idle.idleFraction);
+    deviceActivities.push_back(static_cast<double>(repetition.idle.deviceActivities));
+    report.maxBusyOutsideWindowSeconds =
+        std::max(report.maxBusyOutsideWindowSeconds, repetition.idle.busyOutsideWindowSeconds);
+  }
+  report.profiledIterationsPerSecond = summarize(profiledRates);
+  report.idleFraction = summarize(idleFractions);
+  report.medianDeviceActivities = summarize(deviceActivities).median;
+
+  // The trace of the repetition whose idle fraction is the median (the lower one of an even count).
+  std::vector<size_t> byIdle(profiled.size());
+  std::iota(byIdle.begin(), byIdle.end(), 0);
+  std::sort(byIdle.begin(), byIdle.end(), [&](size_t a, size_t b) {
+    return profiled[a].idle.idleFraction < profiled[b].idle.idleFraction;
+  });
+  report.trace = "trace_" + report.name + ".json";
+  profiled[byIdle[(byIdle.size() - 1) / 2]].result->save((outdir / report.trace).string());
+  return report;
+}
+
+std::string jsonString(const std::string &text) {
+  std::ostringstream out;
+  out << '"';
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out << '\\' << c;
+    else if (static_cast<unsigned char>(c) < 0x20)
+      out << ' ';
+    else
+      out << c;
+  }
+  out << '"';
+  return out.str();
+}
+
+std::string jsonNumber(double value) {
+  if (!std::isfinite(value))
+    return "null";
+  std::ostringstream out;
+  out.precision(6);
+  out << value;
+  return out.str();
+}
+
+std::string jsonSummary(const Summary &summary) {
+  return "{\"median\": " + jsonNumber(summary.median) + ", \"min\": " + jsonNumber(summary.min) +
+         ", \"max\": " + jsonNumber(summary.max) + "}";
+}
+
+void writeJson(const std::filesystem::path &path, const std::vector<LoopReport> &reports,
+               const std::string &gpuName, int64_t matrixSize) {
+  std::ofstream out(path);
+  out << "{\n"
+      << "  \"torch_version\": " << jsonString(TORCH_VERSION) << ",\n"
+      << "  \"gpu\": " << jsonString(gpuName) << ",\n"
+      << "  \"matrix_size\": " << matrixSize << ",\n"
+      << "  \"products_per_iteration\": " << kProductsPerStep << ",\n"
+      << "  \"warm_up_iterations\": " << kWarmUpIterations << ",\n"
+      << "  \"gpu_busy\": " << jsonString("union of the Kineto CONCURRENT_KERNEL, GPU_MEMCPY and GPU_MEMSET "
+                                          "activities within the measured window")
+      << ",\n"
+      << "  \"loops\": {\n";
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const LoopReport &report = reports[i];
+    out << "    " << jsonString(report.name) << ": {\n"
+        << "      \"iterations\": " << report.iterations << ",\n"
+        << "      \"repetitions\": " << report.repetitions << ",\n"
+        << "      \"iterations_per_second\": " << jsonSummary(report.iterationsPerSecond) << ",\n"
+        << "      \"gpu_idle_fraction\": " << jsonSummary(report.idleFraction) << ",\n"
+        << "      \"profiled_iterations_per_second\": " << jsonSummary(report.profiledIterationsPerSecond)
+        << ",\n"
+        << "      \"device_activities_per_repetition\": " << jsonNumber(report.medianDeviceActivities)
+        << ",\n"
+        << "      \"busy_outside_window_seconds\": " << jsonNumber(report.maxBusyOutsideWindowSeconds)
+        << ",\n"
+        << "      \"trace\": " << jsonString(report.trace) << "\n"
+        << "    }" << (i + 1 < reports.size() ? "," : "") << "\n";
+  }
+  out << "  }\n}\n";
+  if (!out)
+    throw std::runtime_error("could not write " + path.string());
+}
+
+int positiveArgument(const char *text, const char *what) {
+  char *end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value <= 0 || value > 1000000)
+    throw std::invalid_argument(std::string(what) + " must be a positive integer, got '" + text + "'");
+  return static_cast<int>(value);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || argc > 4) {
+    std::cerr << "usage: loop_benchmark <outdir> [iterations (default " << kDefaultIterations
+              << ")] [repetitions (default " << kDefaultRepetitions << ")]\n";
+    return 2;
+  }
+  if (!torch::cuda::is_available()) {
+    std::cerr << "loop_benchmark: no CUDA device is visible; it measures GPU idle time and needs a GPU\n";
+    return 1;
+  }
+  try {
+    const std::filesystem::path outdir = argv[1];
+    const int iterations = argc > 2 ? positiveArgument(argv[2], "iterations") : kDefaultIterations;
+    const int repetitions = argc > 3 ? positiveArgument(argv[3], "repetitions") : kDefaultRepetitions;
+    std::filesystem::create_directories(outdir);
+
+    torch::manual_seed(0);
+    const torch::Device device(torch::kCUDA);
+    const std::string gpuName = at::cuda::getCurrentDeviceProperties()->name;
+    const int64_t matrixSize = makeMinimalLoopState(device).weights.size(0);
+    const LoopUnderTest loops[] = {
+        {"healthy", healthyLoop}, {"printing", printingLoop}, {"repaired", repairedLoop}};
+    std::vector<LoopReport> reports;
+    for (const LoopUnderTest &loop : loops)
+      reports.push_back(benchmarkLoop(loop, device, iterations, repetitions, outdir));
+    writeJson(outdir / "loop_benchmark.json", reports, gpuName, matrixSize);
+
+    std::cout << "loop_benchmark: " << gpuName << ", torch " << TORCH_VERSION << ", " << iterations
+              << " iterations x " << repetitions << " repetitions per loop\n";
+    for (const LoopReport &report : reports)
+      std::cout << "  " << report.name << ": " << jsonNumber(report.iterationsPerSecond.median)
+                << " iterations/s (median), GPU idle " << jsonNumber(100 * report.idleFraction.median)
+                << "% (median, under the profiler), trace " << (outdir / report.trace).string() << "\n";
+    std::cout << "  results: " << (outdir / "loop_benchmark.json").string() << "\n";
+    return 0;
+  } catch (const std::exception &error) {
+    std::cerr << "loop_benchmark: error: " << error.what() << "\n";
+    return 1;
+  }
+}
