@@ -5,8 +5,8 @@
 // For each of healthyLoop, printingLoop and repairedLoop, in one process, on a fresh state: a warm-up, then
 // `repetitions` timed repetitions of `iterations` iterations without the profiler (iterations per second,
 // host clock), then `repetitions` repetitions under LibTorch's Kineto profiler (the GPU idle fraction).
-// Writes <outdir>/loop_benchmark.json and, per loop, <outdir>/trace_<loop>.json: the Chrome trace of the
-// profiled repetition with the median idle fraction, to open in Perfetto (https://ui.perfetto.dev) or
+// Writes <outdir>/loop_benchmark.json and, per loop, <outdir>/trace_<loop>.json: the Chrome trace of one
+// more profiled repetition of kTraceIterations iterations, to open in Perfetto (https://ui.perfetto.dev) or
 // chrome://tracing.
 //
 // The GPU idle fraction of a profiled repetition is 1 - busy / window, where
@@ -60,6 +60,7 @@ namespace profiler = torch::autograd::profiler;
 constexpr int kDefaultIterations = 100;
 constexpr int kDefaultRepetitions = 7;
 constexpr int kWarmUpIterations = 10;
+constexpr int kTraceIterations = 10; // iterations in the saved Chrome trace
 constexpr const char *kWindowName = "loop_benchmark::measured_window";
 
 struct LoopUnderTest {
@@ -257,14 +258,14 @@ LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device,
   report.idleFraction = summarize(idleFractions);
   report.medianDeviceActivities = summarize(deviceActivities).median;
 
-  // The trace of the repetition whose idle fraction is the median (the lower one of an even count).
-  std::vector<size_t> byIdle(profiled.size());
-  std::iota(byIdle.begin(), byIdle.end(), 0);
-  std::sort(byIdle.begin(), byIdle.end(), [&](size_t a, size_t b) {
-    return profiled[a].idle.idleFraction < profiled[b].idle.idleFraction;
-  });
+  // The trace: one more profiled repetition of a few iterations, enough to see the pattern and small
+  // enough to keep (a trace of every measured iteration is megabytes).
   report.trace = "trace_" + report.name + ".json";
-  profiled[byIdle[(byIdle.size() - 1) / 2]].result->save((outdir / report.trace).string());
+  {
+    StdoutDiscarded quiet;
+    ProfiledRepetition traced = profiledRepetition(loop, state, kTraceIterations);
+    traced.result->save((outdir / report.trace).string());
+  }
   return report;
 }
 
