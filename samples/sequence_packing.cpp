@@ -122,8 +122,9 @@ int main() {
   auto readingEachLengthOnHost = readingEachLength.cpu();
   auto copyingLengthsOnHost = copyingLengths.cpu();
   auto hostLengthsOnHost = hostLengths.cpu();
-  bool same = torch::allclose(readingEachLengthOnHost, hostLengthsOnHost) &&
-              torch::allclose(copyingLengthsOnHost, hostLengthsOnHost);
+  // index_add_ sums with atomics on the GPU, in no fixed order: a loose tolerance.
+  bool same = torch::allclose(readingEachLengthOnHost, hostLengthsOnHost, 1e-4, 1e-4) &&
+              torch::allclose(copyingLengthsOnHost, hostLengthsOnHost, 1e-4, 1e-4);
   std::cout << "same pooled sequences: " << (same ? "yes" : "no") << "\n";
   return same ? 0 : 1;
 }
