@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# Runs the torch-sync checks over every translation unit of a LibTorch project and writes a
+# report (report.md, report.json) into OUTDIR: translation units analysed, those that failed
+# to parse, crashed (clang-tidy killed by a signal or printing a stack dump) or timed out,
+# findings per check and per file, and every finding (file:line:col, check, message, notes).
+# Never writes into the checkout (only into --build-dir when you pass one); exits 0 when
+# every translation unit was analysed, 1 when some failed (the report is written all the
+# same), 2 on a usage error.
+#
+# Usage: scripts/scan-project.sh [options] CHECKOUT OUTDIR
+#
+# The compilation database, the first that applies:
+#   -p, --compile-db PATH    compile_commands.json, or a folder holding one
+#   --build-dir DIR          a build folder: its compile_commands.json if it has one, otherwise
+#                            CMake is configured into DIR (the only place written besides OUTDIR)
+#   --generate-db            skip CMake: generate the database from flags (below)
+#   (default)                configure CMake (-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, clang++-N,
+#                            Torch_DIR of Debian's libtorch-dev, FetchContent disconnected) into
+#                            OUTDIR/cmake-build: the checkout's top CMakeLists.txt, or each
+#                            --cmake-source folder, or else every top-level CMake project below
+#                            the checkout (a CMakeLists.txt with no CMakeLists.txt above it). A
+#                            project that does not configure gets a database generated from flags
+#                            for the sources below its folder, and the report says so.
+#   --cmake-source DIR       a CMake source folder, relative to CHECKOUT (repeatable)
+#   --cmake-arg ARG          an extra configure argument, e.g. -DWITH_CUDA=OFF (repeatable)
+#
+# A generated database compiles each source with clang++-N -std=STD, -I its own folder and
+# the include/ folders beside it and its parents up to the checkout, the -I/-D given, and
+# LibTorch from --torch-include; .cu sources host-only as CUDA (-x cuda --cuda-host-only
+# --cuda-path=CUDA -nocudalib), and .cu sources or sources that include CUDA headers
+# (c10/cuda, ATen/cuda, cuda_runtime, thrust, cub, ...) with --cuda-torch-include and CUDA's
+# headers. These are the flags of a setup.py (torch.utils.cpp_extension) build:
+#   --sources GLOB           sources, relative to CHECKOUT, ** allowed (repeatable; default:
+#                            every *.cpp *.cc *.cxx *.cu outside build/, third_party/, extern/, .*)
+#   -I DIR                   include folder, relative to CHECKOUT or absolute (repeatable)
+#   -D NAME[=VALUE]          macro definition (repeatable), e.g. -D WITH_CUDA
+#   --std STD                language standard (default c++17)
+#   --flags 'FLAGS'          further compiler flags
+#   --torch-extension NAME   a Python extension: -DTORCH_EXTENSION_NAME=NAME
+#                            -DTORCH_API_INCLUDE_EXTENSION_H and Python's include folder
+#   --torch-include DIR      LibTorch's include root (default /usr/include, Debian's
+#                            libtorch-dev); DIR and DIR/torch/csrc/api/include are added
+#   --cuda-torch-include DIR LibTorch include root for CUDA translation units, e.g. an unpacked
+#                            CUDA build of LibTorch (Debian's CPU package has no c10/cuda,
+#                            ATen/cuda); default: --torch-include
+#   --cuda-path DIR          CUDA toolkit (default /usr/local/cuda)
+#
+# The analysis:
+#   --tool plugin|tidy       clang-tidy-N -load libTorchSyncChecks.so (default) or torch-sync-tidy
+#   --checker-build DIR      torch-sync's build folder (default $TORCH_SYNC_BUILD_ROOT/llvm-N,
+#                            else <repo>/build/llvm-N); built with scripts/build.sh N when absent
+#   --llvm N                 LLVM major release (default 22)
+#   --checks GLOBS           checks to run (default '-*,torch-sync-*')
+#   --check-option KEY=VAL   a CheckOptions entry, e.g. ReportUnknownDevice=false (repeatable)
+#   --extra-arg ARG          passed to clang-tidy as --extra-arg (repeatable)
+#   -j, --jobs N             translation units at a time (default: the number of cores)
+#   --nice N                 run clang-tidy and clang++ under nice -n N (default 0)
+#   --filter REGEX           only translation units whose path (relative to CHECKOUT) matches
+#   --exclude REGEX          leave out translation units whose path matches (repeatable)
+#   --timeout S              seconds allowed to one translation unit (default 900)
+#   --label NAME             the project's name in the report (default: CHECKOUT's name)
+#   --revision REV           the revision named in the report (default: git's HEAD, if any)
+#
+# Speed:
+#   --compare-syntax-only    after the scan, time the whole scan against clang++-N -fsyntax-only
+#                            over the same translation units, with the same flags (those of the
+#                            database, as clang-tidy adjusts them) and the same -j, alternating
+#                            the two; the medians and their ratio go into the report
+#   --runs N                 timed runs of each for --compare-syntax-only (default 3)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+helper=$repo/scripts/scan_report.py
+die() { echo "scan-project: $*" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
+
+compile_db="" build_dir="" generate=0 tool=plugin checker_build="" llvm=22 checks='-*,torch-sync-*'
+jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
+torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
+cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
+excludes=() positional=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -p|--compile-db) need "$@"; compile_db=$2; shift 2 ;;
+    --build-dir) need "$@"; build_dir=$2; shift 2 ;;
+    --generate-db) generate=1; shift ;;
+    --cmake-source) need "$@"; cmake_sources+=("$2"); shift 2 ;;
+    --cmake-arg) need "$@"; cmake_args+=("$2"); shift 2 ;;
+    --sources) need "$@"; sources+=("$2"); shift 2 ;;
+    -I) need "$@"; includes+=("$2"); shift 2 ;;
+    -I?*) includes+=("${1#-I}"); shift ;;
+    -D) need "$@"; defines+=("$2"); shift 2 ;;
+    -D?*) defines+=("${1#-D}"); shift ;;
+    --std) need "$@"; std=$2; shift 2 ;;
+    --flags) need "$@"; flags=$2; shift 2 ;;
+    --torch-extension) need "$@"; torch_extension=$2; shift 2 ;;
+    --torch-include) need "$@"; torch_include=$2; shift 2 ;;
+    --cuda-torch-include) need "$@"; cuda_torch_include=$2; shift 2 ;;
+    --cuda-path) need "$@"; cuda_path=$2; shift 2 ;;
+    --tool) need "$@"; tool=$2; shift 2 ;;
+    --checker-build) need "$@"; checker_build=$2; shift 2 ;;
+    --llvm) need "$@"; llvm=$2; shift 2 ;;
+    --checks) need "$@"; checks=$2; shift 2 ;;
+    --check-option) need "$@"; check_options+=("$2"); shift 2 ;;
+    --extra-arg) need "$@"; extra_args+=("$2"); shift 2 ;;
+    -j|--jobs) need "$@"; jobs=$2; shift 2 ;;
+    -j?*) jobs=${1#-j}; shift ;;
+    --nice) need "$@"; nice=$2; shift 2 ;;
+    --filter) need "$@"; filter=$2; shift 2 ;;
+    --exclude) need "$@"; excludes+=("$2"); shift 2 ;;
+    --timeout) need "$@"; timeout=$2; shift 2 ;;
+    --label) need "$@"; label=$2; shift 2 ;;
+    --revision) need "$@"; revision=$2; shift 2 ;;
+    --compare-syntax-only) compare=1; shift ;;
+    --runs) need "$@"; runs=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; positional+=("$@"); break ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) positional+=("$1"); shift ;;
+  esac
+done
+[ ${#positional[@]} -eq 2 ] || die "expected CHECKOUT and OUTDIR, got ${#positional[@]} argument(s) (see --help)"
+checkout=${positional[0]} outdir=${positional[1]}
+[ -e "$checkout" ] || die "checkout '$checkout' does not exist"
+[ -d "$checkout" ] || die "checkout '$checkout' is not a folder"
+checkout=$(cd "$checkout" && pwd -P)
+[[ $llvm =~ ^[0-9]+$ ]] || die "--llvm wants a number, got '$llvm'"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, got '$jobs'"
+[[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number, got '$runs'"
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, got '$timeout'"
+[[ $nice =~ ^[0-9]+$ ]] || die "--nice wants a number from 0 to 19, got '$nice'"
+case "$tool" in plugin|tidy) ;; *) die "--tool wants 'plugin' or 'tidy', got '$tool'" ;; esac
+for o in "${check_options[@]}"; do [[ $o == ?*=* ]] || die "--check-option wants KEY=VALUE, got '$o'"; done
+[ -n "$compile_db" ] && [ $generate = 1 ] && die "--compile-db and --generate-db exclude each other"
+cuda_torch_include=${cuda_torch_include:-$torch_include}
+for d in "$torch_include" "$cuda_torch_include"; do
+  [ -d "$d/torch/csrc/api/include" ] || die "'$d' is not a LibTorch include root (no torch/csrc/api/include)"
+done
+command -v python3 >/dev/null || die "python3 not found"
+command -v "clang++-$llvm" >/dev/null || die "clang++-$llvm not found; run scripts/install-deps.sh $llvm"
+
+mkdir -p "$outdir" || die "cannot create OUTDIR '$outdir'"
+outdir=$(cd "$outdir" && pwd -P)
+case "$outdir/" in "$checkout"/*) die "OUTDIR '$outdir' is inside the checkout; choose a folder outside it" ;; esac
+rm -rf "$outdir/db" "$outdir/logs" "$outdir/report.md" "$outdir/report.json"
+mkdir -p "$outdir/db"
+
+# The checker.
+checker_build=${checker_build:-${TORCH_SYNC_BUILD_ROOT:-$repo/build}/llvm-$llvm}
+[[ $checker_build = /* ]] || checker_build=$PWD/$checker_build
+plugin=$checker_build/checker/libTorchSyncChecks.so
+tidy_bin=$checker_build/checker/torch-sync-tidy
+if [ ! -f "$plugin" ] || [ ! -x "$tidy_bin" ]; then
+  echo "scan-project: building torch-sync (LLVM $llvm) into $checker_build" >&2
+  TORCH_SYNC_BUILD_ROOT=$(dirname "$checker_build") "$repo/scripts/build.sh" "$llvm" >&2
+fi
+if [ "$tool" = plugin ]; then
+  command -v "clang-tidy-$llvm" >/dev/null || die "clang-tidy-$llvm not found; run scripts/install-deps.sh $llvm"
+  tool_cmd="clang-tidy-$llvm -load $(printf %q "$plugin")"
+else
+  tool_cmd=$(printf %q "$tidy_bin")
+fi
+# shellcheck disable=SC2086
+eval "$tool_cmd" -checks='-*,torch-sync-*' -list-checks 2>/dev/null | grep -q torch-sync-item ||
+  die "$tool_cmd registers no torch-sync check; rebuild it (scripts/build.sh $llvm)"
+
+notices=()
+gendb() {  # gendb OUT ROOT_SUBDIR
+  local args=(gendb --root "$checkout" --out "$1" --std "$std" --flags="$flags"
+    --compiler "clang++-$llvm" --torch-include "$torch_include"
+    --cuda-torch-include "$cuda_torch_include" --cuda-path "$cuda_path")
+  local s
+  if [ ${#sources[@]} -gt 0 ]; then for s in "${sources[@]}"; do args+=(--sources "$s"); done
+  else args+=(--under "$2")
+  fi
+  for s in "${excludes[@]}"; do args+=(--exclude "$s"); done
+  for s in "${includes[@]}"; do args+=(--include "$s"); done
+  for s in "${defines[@]}"; do args+=(--define "$s"); done
+  if [ -n "$torch_extension" ]; then
+    args+=(--torch-extension "$torch_extension"
+      --python-include "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')")
+  fi
+  python3 "$helper" "${args[@]}"
+}
+
+configure() {  # configure SRC BUILD: 0 when BUILD/compile_commands.json was produced
+  local src=$1 bld=$2 torch_dir
+  [ -f "$src/CMakeLists.txt" ] || return 1
+  command -v cmake >/dev/null || { echo "scan-project: cmake not found" >&2; return 1; }
+  torch_dir=$(ls -d /usr/lib/*/cmake/Torch 2>/dev/null | head -n 1 || true)
+  mkdir -p "$bld"
+  local cfg=(cmake -S "$src" -B "$bld" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+    -DCMAKE_CXX_COMPILER="clang++-$llvm" -DCMAKE_C_COMPILER="clang-$llvm"
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON -DFETCHCONTENT_BASE_DIR="$bld/_deps")
+  [ -n "$torch_dir" ] && cfg+=(-DTorch_DIR="$torch_dir")
+  cfg+=("${cmake_args[@]}")
+  echo "scan-project: configuring $src" >&2
+  printf '%q ' "${cfg[@]}" >"$bld/configure.log"; echo >>"$bld/configure.log"
+  timeout 600 "${cfg[@]}" >>"$bld/configure.log" 2>&1 && [ -f "$bld/compile_commands.json" ]
+}
+
+db=$outdir/db/compile_commands.json
+if [ -n "$compile_db" ]; then
+  [ -d "$compile_db" ] && compile_db=$compile_db/compile_commands.json
+  [ -f "$compile_db" ] || die "no compilation database at '$compile_db'"
+  cp "$compile_db" "$db"; origin="given: $(cd "$(dirname "$compile_db")" && pwd -P)/$(basename "$compile_db")"
+elif [ -n "$build_dir" ] && [ -f "$build_dir/compile_commands.json" ]; then
+  cp "$build_dir/compile_commands.json" "$db"; origin="given: $build_dir/compile_commands.json"
+elif [ $generate = 1 ]; then
+  gendb "$db" . || die "could not generate a compilation database for $checkout"
+  origin="generated from flags (--generate-db)"
+else
+  marker=$outdir/db/.configure-start; touch "$marker"; sleep 1
+  if [ -n "$build_dir" ]; then
+    mkdir -p "$build_dir" && build_dir=$(cd "$build_dir" && pwd -P)
+    configure "$checkout" "$build_dir" ||
+      die "CMake could not configure $checkout into $build_dir (see $build_dir/configure.log); pass --generate-db to generate the database from flags"
+    cp "$build_dir/compile_commands.json" "$db"; origin="CMake, configured into $build_dir"
+  else
+    projects=()
+    if [ ${#cmake_sources[@]} -gt 0 ]; then
+      for s in "${cmake_sources[@]}"; do
+        [ -f "$checkout/$s/CMakeLists.txt" ] || die "--cmake-source '$s' has no CMakeLists.txt under $checkout"
+        projects+=("$s")
+      done
+    elif [ -f "$checkout/CMakeLists.txt" ]; then
+      projects=(.)
+    else
+      while IFS= read -r f; do
+        d=$(dirname "$f"); up=$(dirname "$d") top=1
+        while [ "$up" != . ]; do [ -f "$checkout/$up/CMakeLists.txt" ] && top=0; up=$(dirname "$up"); done
+        [ $top = 1 ] && projects+=("$d")
+      done < <(cd "$checkout" && find . -name CMakeLists.txt -not -path '*/.*/*' -not -path './build*' | sed 's|^\./||' | sort)
+    fi
+    [ ${#projects[@]} -gt 0 ] ||
+      die "$checkout has no CMakeLists.txt and no --compile-db was given; pass --generate-db to generate the database from flags"
+    parts=() i=0 n_cmake=0 n_gen=0
+    for p in "${projects[@]}"; do
+      i=$((i + 1)); bld=$outdir/cmake-build/$i-$(echo "$p" | tr '/' '_')
+      rm -rf "$bld"
+      if configure "$checkout/$p" "$bld"; then
+        parts+=("$bld/compile_commands.json"); n_cmake=$((n_cmake + 1))
+      else
+        notices+=("CMake could not configure \`$p\` (log: \`${bld#"$outdir"/}/configure.log\`): its sources got a database generated from flags")
+        echo "scan-project: CMake could not configure $p (see $bld/configure.log); generating its database from flags" >&2
+        gendb "$bld/generated.json" "$p" && parts+=("$bld/generated.json") && n_gen=$((n_gen + 1)) ||
+          notices+=("no database for \`$p\`")
+      fi
+    done
+    [ ${#parts[@]} -gt 0 ] || die "no compilation database could be configured or generated for $checkout"
+    python3 "$helper" merge --out "$db" "${parts[@]}"
+    origin="CMake ($n_cmake project(s) configured under $outdir/cmake-build)"
+    [ $n_gen = 0 ] || origin="$origin; generated from flags for $n_gen project(s) that did not configure"
+  fi
+  written=$(find "$checkout" -newer "$marker" ${build_dir:+-not -path "$build_dir/*"} -print 2>/dev/null | head -n 20 || true)
+  if [ -n "$written" ]; then
+    notices+=("CMake's configure step wrote into the checkout: $(echo "$written" | tr '\n' ' ')")
+    echo "scan-project: warning: CMake's configure step wrote into the checkout:" >&2; echo "$written" >&2
+  fi
+fi
+
+if [ -z "$revision" ] && git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1; then
+  revision=$(git -C "$checkout" rev-parse HEAD 2>/dev/null || true)
+fi
+scan=(scan --root "$checkout" --db "$db" --db-origin "$origin" --out "$outdir" --tool "$tool_cmd"
+  --checks="$checks" --jobs "$jobs" --nice "$nice" --timeout "$timeout" --filter="$filter"
+  --label "$label" --revision "$revision" --clangxx "clang++-$llvm" --runs "$runs" --report-missing)
+for s in "${check_options[@]}"; do scan+=("--check-option=$s"); done
+for s in "${extra_args[@]}"; do scan+=("--extra-arg=$s"); done
+for s in "${excludes[@]}"; do scan+=(--exclude "$s"); done
+for s in "${notices[@]}"; do scan+=(--notice "$s"); done
+[ $compare = 1 ] && scan+=(--compare-syntax-only)
+exec python3 "$helper" "${scan[@]}"

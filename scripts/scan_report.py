@@ -1,0 +1,522 @@
+#!/usr/bin/env python3
+"""Helpers of scripts/scan-project.sh (Python 3 standard library only).
+
+  scan_report.py gendb  ...   write a compilation database from flags
+  scan_report.py merge  ...   merge compilation databases into one
+  scan_report.py scan   ...   run the torch-sync checks over every translation unit of a
+                              database, optionally time clang++ -fsyntax-only over the same
+                              units, and write report.md and report.json
+
+scan-project.sh is the documented entry point; see its --help.
+"""
+
+import argparse
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+SOURCE_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
+# A translation unit that needs the CUDA flavour of LibTorch and the CUDA headers.
+CUDA_INCLUDE_RE = re.compile(
+    r'^\s*#\s*include\s*[<"](c10/cuda/|ATen/cuda/|ATen/native/cuda/|c10/hip/|ATen/hip/|'
+    r'cuda_runtime|cuda\.h|cuda_fp16|cuda_bf16|cublas|cusparse|cusolver|curand|thrust/|cub/)',
+    re.M)
+SKIP_DIRS = {".git", ".hg", ".svn", "build", "_build", "third_party", "third-party", "extern",
+             "external", "node_modules", "__pycache__"}
+DIAG_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>warning|error|note|remark|fatal error): "
+                     r"(?P<msg>.*?)(?: \[(?P<check>[A-Za-z0-9_.,-]+)\])?$")
+CRASH_MARKERS = ("Stack dump:", "PLEASE submit a bug report", "LLVM ERROR:", "Segmentation fault")
+
+
+def die(msg):
+    print("scan-project: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+# --------------------------------------------------------------------------- gendb
+
+def find_sources(root, patterns, excludes, under="."):
+    files = set()
+    if patterns:
+        for pat in patterns:
+            hits = glob.glob(os.path.join(root, pat), recursive=True)
+            if not hits:
+                print("scan-project: warning: --sources '%s' matches no file" % pat, file=sys.stderr)
+            files.update(os.path.abspath(h) for h in hits if os.path.isfile(h))
+    else:
+        for d, subdirs, names in os.walk(os.path.join(root, under)):
+            subdirs[:] = sorted(s for s in subdirs if s not in SKIP_DIRS and not s.startswith("."))
+            for n in names:
+                if n.endswith(SOURCE_EXTS):
+                    files.add(os.path.abspath(os.path.join(d, n)))
+    out = []
+    for f in sorted(files):
+        rel = os.path.relpath(f, root)
+        if any(re.search(x, rel) for x in excludes):
+            continue
+        out.append(f)
+    return out
+
+
+def needs_cuda(path):
+    if path.endswith((".cu", ".cuh")):
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return bool(CUDA_INCLUDE_RE.search(fh.read()))
+    except OSError:
+        return False
+
+
+def torch_includes(root_dir):
+    # /usr/include is already a system folder: naming it again with -isystem moves it ahead of
+    # the C++ library's folders and breaks <cstdlib>'s #include_next.
+    api = ["-isystem", os.path.join(root_dir, "torch/csrc/api/include")]
+    if os.path.normpath(root_dir) in ("/usr/include", "/usr/local/include"):
+        return api
+    return ["-isystem", root_dir] + api
+
+
+def cmd_gendb(a):
+    root = os.path.abspath(a.root)
+    sources = find_sources(root, a.sources, a.exclude, a.under)
+    if not sources:
+        die("no source files (%s) found under %s%s; nothing to analyse" % (
+            " ".join("*" + e for e in SOURCE_EXTS), root,
+            " with --sources " + " ".join(a.sources) if a.sources else ""))
+    incs = []
+    for i in a.include:
+        incs += ["-I", i if os.path.isabs(i) else os.path.join(root, i)]
+    defs = ["-D" + d for d in a.define]
+    ext = []
+    if a.torch_extension:
+        ext = ["-DTORCH_EXTENSION_NAME=" + a.torch_extension, "-DTORCH_API_INCLUDE_EXTENSION_H"]
+        if a.python_include:
+            ext += ["-isystem", a.python_include]
+    extra = shlex.split(a.flags or "")
+    entries = []
+    for f in sources:
+        cuda = needs_cuda(f)
+        torch_root = a.cuda_torch_include if cuda else a.torch_include
+        args = [a.compiler]
+        if f.endswith(".cu"):
+            args += ["-x", "cuda", "--cuda-host-only", "--cuda-path=" + a.cuda_path, "-nocudalib",
+                     "-Wno-unknown-cuda-version"]
+            # What torch.utils.cpp_extension and LibTorch's CMake pass to nvcc: without them
+            # c10::Half's operators are ambiguous with CUDA's __half operators.
+            args += ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__"]
+        args += ["-std=" + a.std]
+        # The source's own folder and the include/ folders beside it and its parents (the
+        # usual src/ + include/ layout), up to the checkout.
+        d = os.path.dirname(f)
+        local = [d]
+        while True:
+            inc = os.path.join(d, "include")
+            if os.path.isdir(inc):
+                local.append(inc)
+            if os.path.samefile(d, root) or os.path.dirname(d) == d:
+                break
+            d = os.path.dirname(d)
+        for l in local:
+            args += ["-I", l]
+        args += incs + defs + ext + torch_includes(torch_root)
+        if cuda:
+            args += ["-isystem", os.path.join(a.cuda_path, "include"),
+                     "-isystem", os.path.join(a.cuda_path, "include/cccl")]
+        args += extra + ["-c", f, "-o", os.path.splitext(os.path.basename(f))[0] + ".o"]
+        entries.append({"directory": root, "file": f, "arguments": args})
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as fh:
+        json.dump(entries, fh, indent=1)
+    print("scan-project: generated %s: %d translation units (%d as CUDA)" % (
+        a.out, len(entries), sum(needs_cuda(e["file"]) for e in entries)), file=sys.stderr)
+
+
+# --------------------------------------------------------------------------- merge
+
+def load_db(path):
+    try:
+        with open(path) as fh:
+            db = json.load(fh)
+    except (OSError, ValueError) as e:
+        die("cannot read compilation database %s: %s" % (path, e))
+    if not isinstance(db, list):
+        die("%s is not a compilation database (a JSON list)" % path)
+    for e in db:
+        if not isinstance(e, dict) or "file" not in e or "directory" not in e or \
+                ("arguments" not in e and "command" not in e):
+            die("%s: an entry lacks 'directory', 'file' or 'arguments'/'command'" % path)
+        if not os.path.isabs(e["file"]):
+            e["file"] = os.path.normpath(os.path.join(e["directory"], e["file"]))
+    return db
+
+
+def cmd_merge(a):
+    merged, seen = [], set()
+    for p in a.dbs:
+        for e in load_db(p):
+            if e["file"] in seen:
+                continue
+            seen.add(e["file"])
+            merged.append(e)
+    with open(a.out, "w") as fh:
+        json.dump(merged, fh, indent=1)
+
+
+# --------------------------------------------------------------------------- scan
+
+def entry_args(e):
+    return list(e["arguments"]) if "arguments" in e else shlex.split(e["command"])
+
+
+def syntax_only_args(e, clangxx):
+    """The compile command as clang-tidy's argument adjusters see it: no output, no
+    dependency files, -fsyntax-only; the compiler replaced by clang++."""
+    args = entry_args(e)
+    out = [clangxx]
+    i = 1
+    while i < len(args):
+        x = args[i]
+        if x in ("-o", "-MF", "-MT", "-MQ"):
+            i += 2
+            continue
+        if x in ("-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-fsyntax-only") or \
+                (x.startswith("-o") and len(x) > 2) or x.startswith(("-MF", "-MT", "-MQ")):
+            i += 1
+            continue
+        out.append(x)
+        i += 1
+    out.append("-fsyntax-only")
+    return out
+
+
+def run_one(cmd, cwd, timeout):
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout, errors="replace", text=True)
+        rc, out, err = p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired as ex:
+        rc, out, err = None, ex.stdout or "", ex.stderr or ""
+        out = out.decode(errors="replace") if isinstance(out, bytes) else out
+        err = err.decode(errors="replace") if isinstance(err, bytes) else err
+    return rc, out, err, time.monotonic() - t0
+
+
+def pool_run(jobs, n, nice):
+    """jobs: list of (key, cmd, cwd, timeout). Returns (results by key, wall seconds)."""
+    results = {}
+    t0 = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
+        futs = {ex.submit(run_one, (["nice", "-n", str(nice)] if nice else []) + cmd, cwd, to): k
+                for k, cmd, cwd, to in jobs}
+        for f in concurrent.futures.as_completed(futs):
+            results[futs[f]] = f.result()
+    return results, time.monotonic() - t0
+
+
+def yaml_sq(s):
+    return "'" + s.replace("'", "''") + "'"
+
+
+def parse_output(text):
+    diags = []
+    for line in text.splitlines():
+        m = DIAG_RE.match(line)
+        if not m:
+            continue
+        d = m.groupdict()
+        d["line"], d["col"] = int(d["line"]), int(d["col"])
+        if d["sev"] == "note" and diags:
+            diags[-1].setdefault("notes", []).append(
+                {"file": d["file"], "line": d["line"], "col": d["col"], "message": d["msg"]})
+            continue
+        if d["sev"] == "note":
+            continue
+        diags.append(d)
+    return diags
+
+
+def rel(path, root):
+    p = os.path.normpath(path)
+    r = os.path.relpath(p, root)
+    return p if r.startswith("..") else r
+
+
+def md_escape(s):
+    return s.replace("|", "\\|")
+
+
+def cmd_scan(a):
+    root = os.path.abspath(a.root)
+    db = load_db(a.db)
+    seen, units = set(), []
+    for e in db:
+        f = e["file"]
+        r = rel(f, root)
+        if f in seen:
+            continue
+        if a.filter and not re.search(a.filter, r):
+            continue
+        if any(re.search(x, r) for x in a.exclude):
+            continue
+        seen.add(f)
+        units.append(e)
+    if not units:
+        die("the compilation database %s has no translation unit to analyse%s" % (
+            a.db, " (after --filter/--exclude)" if a.filter or a.exclude else ""))
+    dbdir = os.path.dirname(os.path.abspath(a.db))
+    header_re = "^" + re.escape(root + os.sep)
+    config = "{Checks: %s, WarningsAsErrors: '', HeaderFilterRegex: %s, SystemHeaders: false" % (
+        yaml_sq(a.checks), yaml_sq(header_re))
+    if a.check_option:
+        config += ", CheckOptions: {%s}" % ", ".join(
+            "%s: %s" % (k, yaml_sq(v)) for k, v in (o.split("=", 1) for o in a.check_option))
+    config += "}"
+    tool = shlex.split(a.tool)
+
+    def tidy_jobs():
+        return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
+                 ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]],
+                 e["directory"], a.timeout) for e in units]
+
+    print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
+        shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
+    results, wall = pool_run(tidy_jobs(), a.jobs, a.nice)
+
+    logdir = os.path.join(a.out, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    tus, findings = [], {}
+    for i, e in enumerate(units):
+        rc, out, err, secs = results[e["file"]]
+        text = out + ("\n" if out and not out.endswith("\n") else "") + err
+        diags = parse_output(text)
+        errors = [d for d in diags if d["sev"] in ("error", "fatal error")]
+        crash = (rc is not None and rc < 0) or any(m in text for m in CRASH_MARKERS)
+        if rc is None:
+            status = "timeout"
+        elif crash:
+            status = "crash"
+        elif errors or rc != 0:
+            status = "parse-error"
+        else:
+            status = "ok"
+        tu = {"file": rel(e["file"], root), "status": status, "exit": rc, "seconds": round(secs, 2)}
+        if rc is not None and rc < 0:
+            tu["signal"] = -rc
+        if status != "ok":
+            log = os.path.join(logdir, "%03d-%s.log" % (i, os.path.basename(e["file"])))
+            with open(log, "w") as fh:
+                fh.write(text)
+            tu["log"] = os.path.relpath(log, a.out)
+            tu["first_errors"] = ["%s:%d:%d: %s" % (rel(d["file"], root), d["line"], d["col"], d["msg"])
+                                  for d in errors[:5]]
+            if crash:
+                tu["first_errors"] = [l for l in text.splitlines() if l.strip()][-12:]
+        n = 0
+        for d in diags:
+            if d["sev"] != "warning" or not d.get("check"):
+                continue
+            n += 1
+            key = (os.path.normpath(d["file"]), d["line"], d["col"], d["check"], d["msg"])
+            if key not in findings:
+                findings[key] = {"file": rel(d["file"], root), "line": d["line"], "col": d["col"],
+                                 "check": d["check"], "message": d["msg"],
+                                 "notes": [dict(nt, file=rel(nt["file"], root)) for nt in d.get("notes", [])],
+                                 "translation_units": []}
+            findings[key]["translation_units"].append(tu["file"])
+        tu["findings"] = n
+        tus.append(tu)
+    tus.sort(key=lambda t: t["file"])
+    flist = sorted(findings.values(), key=lambda f: (f["file"], f["line"], f["col"], f["check"]))
+    by_check, by_file = {}, {}
+    for f in flist:
+        by_check[f["check"]] = by_check.get(f["check"], 0) + 1
+        by_file[f["file"]] = by_file.get(f["file"], 0) + 1
+
+    timing = None
+    if a.compare_syntax_only:
+        timing = compare(a, units, tidy_jobs, wall)
+
+    summary = {
+        "translation_units": len(tus),
+        "analysed": sum(t["status"] == "ok" for t in tus),
+        "parse_errors": sum(t["status"] == "parse-error" for t in tus),
+        "crashes": sum(t["status"] == "crash" for t in tus),
+        "timeouts": sum(t["status"] == "timeout" for t in tus),
+        "findings": len(flist),
+        "scan_wall_seconds": round(wall, 2),
+    }
+    report = {
+        "project": a.label or os.path.basename(root), "checkout": root, "revision": a.revision or None,
+        "compile_database": {"path": os.path.abspath(a.db), "origin": a.db_origin},
+        "tool": tool, "checks": a.checks, "config": config, "jobs": a.jobs,
+        "summary": summary, "by_check": dict(sorted(by_check.items())),
+        "by_file": dict(sorted(by_file.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "translation_units": tus, "findings": flist, "timing": timing,
+        "sources_not_in_database": [rel(s, root) for s in missing_sources(root, units, a)],
+        "notices": a.notice,
+    }
+    with open(os.path.join(a.out, "report.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    with open(os.path.join(a.out, "report.md"), "w") as fh:
+        fh.write(markdown(report))
+    s = summary
+    print("scan-project: %d TUs: %d analysed, %d failed to parse, %d crashed, %d timed out; %d findings; "
+          "report in %s" % (s["translation_units"], s["analysed"], s["parse_errors"], s["crashes"],
+                            s["timeouts"], s["findings"], os.path.join(a.out, "report.md")), file=sys.stderr)
+    if timing:
+        print("scan-project: wall time: scan %.2fs, clang++ -fsyntax-only %.2fs, ratio %.3f" % (
+            timing["tidy_median_seconds"], timing["syntax_only_median_seconds"], timing["ratio"]),
+            file=sys.stderr)
+    return 0 if s["analysed"] == s["translation_units"] else 1
+
+
+def missing_sources(root, units, a):
+    if not a.report_missing:
+        return []
+    inside = {e["file"] for e in units}
+    return [s for s in find_sources(root, None, a.exclude) if s not in inside and
+            not (a.filter and not re.search(a.filter, rel(s, root)))]
+
+
+def compare(a, units, tidy_jobs, first_wall):
+    syn = [(e["file"], syntax_only_args(e, a.clangxx), e["directory"], a.timeout) for e in units]
+    tidy_times, syn_times, syn_fail = [], [], set()
+    for r in range(a.runs):
+        order = [("syntax", syn), ("tidy", tidy_jobs())]
+        if r % 2:
+            order.reverse()
+        for name, jobs in order:
+            res, w = pool_run(jobs, a.jobs, a.nice)
+            (syn_times if name == "syntax" else tidy_times).append(w)
+            if name == "syntax":
+                syn_fail.update(rel(k, a.root) for k, v in res.items() if v[0] != 0)
+            print("scan-project: timing run %d: %s %.2fs" % (r + 1, name, w), file=sys.stderr)
+
+    def med(xs):
+        xs = sorted(xs)
+        return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+    t, s = med(tidy_times), med(syn_times)
+    return {"runs": a.runs, "jobs": a.jobs, "tidy_seconds": [round(x, 2) for x in tidy_times],
+            "syntax_only_seconds": [round(x, 2) for x in syn_times],
+            "tidy_median_seconds": round(t, 2), "syntax_only_median_seconds": round(s, 2),
+            "ratio": round(t / s, 3) if s else None, "first_scan_seconds": round(first_wall, 2),
+            "syntax_only_failures": sorted(syn_fail),
+            "syntax_only_command_example": " ".join(shlex.quote(x) for x in syn[0][1]) if syn else ""}
+
+
+def markdown(r):
+    s = r["summary"]
+    L = ["# torch-sync scan: %s" % r["project"], ""]
+    L.append("- checkout: `%s`%s" % (r["checkout"], " at `%s`" % r["revision"] if r["revision"] else ""))
+    L.append("- compile database: `%s` (%s)" % (r["compile_database"]["path"], r["compile_database"]["origin"]))
+    L.append("- tool: `%s`, checks `%s`, %d jobs" % (" ".join(r["tool"]), r["checks"], r["jobs"]))
+    for n in r["notices"]:
+        L.append("- notice: %s" % n)
+    L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
+          "|---|---|---|---|---|---|---|",
+          "| %d | %d | %d | %d | %d | %d | %.1f s |" % (s["translation_units"], s["analysed"], s["parse_errors"],
+                                                      s["crashes"], s["timeouts"], s["findings"], s["scan_wall_seconds"])]
+    t = r["timing"]
+    if t:
+        L += ["", "## Wall time against clang++ -fsyntax-only", "",
+              "Same translation units, same flags, %d at a time, %d run(s) each (median):" % (t["jobs"], t["runs"]), "",
+              "| clang++ -fsyntax-only | torch-sync scan | ratio |", "|---|---|---|",
+              "| %.2f s %s | %.2f s %s | %.3f |" % (t["syntax_only_median_seconds"], t["syntax_only_seconds"],
+                                                  t["tidy_median_seconds"], t["tidy_seconds"], t["ratio"] or 0)]
+        if t["syntax_only_failures"]:
+            L.append("")
+            L.append("clang++ -fsyntax-only failed on: " + ", ".join("`%s`" % f for f in t["syntax_only_failures"]))
+    bad = [x for x in r["translation_units"] if x["status"] != "ok"]
+    L += ["", "## Translation units that failed", ""]
+    if not bad:
+        L.append("None.")
+    for x in bad:
+        L.append("- `%s`: %s (exit %s%s), log `%s`" % (x["file"], x["status"], x["exit"],
+                                                     ", signal %d" % x["signal"] if "signal" in x else "", x["log"]))
+        for e in x.get("first_errors", []):
+            L.append("    - `%s`" % e.replace("`", "'"))
+    if r["sources_not_in_database"]:
+        L += ["", "## Sources not in the compile database", ""]
+        L += ["- `%s`" % f for f in r["sources_not_in_database"]]
+    L += ["", "## Findings per check", ""]
+    L += ["| check | findings |", "|---|---|"] + ["| %s | %d |" % kv for kv in r["by_check"].items()] \
+        if r["by_check"] else ["None."]
+    L += ["", "## Findings per file", ""]
+    L += ["| file | findings |", "|---|---|"] + ["| `%s` | %d |" % kv for kv in r["by_file"].items()] \
+        if r["by_file"] else ["None."]
+    L += ["", "## Findings", ""]
+    if not r["findings"]:
+        L.append("None.")
+    for f in r["findings"]:
+        L.append("- `%s:%d:%d` **%s**: %s" % (f["file"], f["line"], f["col"], f["check"], md_escape(f["message"])))
+        for n in f["notes"]:
+            L.append("    - note `%s:%d:%d`: %s" % (n["file"], n["line"], n["col"], md_escape(n["message"])))
+    L += ["", "## Translation units", "", "| file | status | findings | seconds |", "|---|---|---|---|"]
+    L += ["| `%s` | %s | %d | %.1f |" % (x["file"], x["status"], x["findings"], x["seconds"]) for x in r["translation_units"]]
+    return "\n".join(L) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("gendb")
+    g.add_argument("--root", required=True)
+    g.add_argument("--out", required=True)
+    g.add_argument("--sources", action="append", default=[])
+    g.add_argument("--under", default=".")
+    g.add_argument("--exclude", action="append", default=[])
+    g.add_argument("--include", action="append", default=[])
+    g.add_argument("--define", action="append", default=[])
+    g.add_argument("--std", default="c++17")
+    g.add_argument("--flags", default="")
+    g.add_argument("--compiler", default="clang++")
+    g.add_argument("--torch-include", required=True)
+    g.add_argument("--cuda-torch-include", required=True)
+    g.add_argument("--cuda-path", required=True)
+    g.add_argument("--torch-extension", default="")
+    g.add_argument("--python-include", default="")
+    m = sub.add_parser("merge")
+    m.add_argument("--out", required=True)
+    m.add_argument("dbs", nargs="+")
+    s = sub.add_parser("scan")
+    s.add_argument("--root", required=True)
+    s.add_argument("--db", required=True)
+    s.add_argument("--db-origin", default="given")
+    s.add_argument("--out", required=True)
+    s.add_argument("--tool", required=True)
+    s.add_argument("--checks", default="-*,torch-sync-*")
+    s.add_argument("--check-option", action="append", default=[])
+    s.add_argument("--extra-arg", action="append", default=[])
+    s.add_argument("--jobs", type=int, default=2)
+    s.add_argument("--nice", type=int, default=0)
+    s.add_argument("--timeout", type=int, default=900)
+    s.add_argument("--filter", default="")
+    s.add_argument("--exclude", action="append", default=[])
+    s.add_argument("--label", default="")
+    s.add_argument("--revision", default="")
+    s.add_argument("--notice", action="append", default=[])
+    s.add_argument("--compare-syntax-only", action="store_true")
+    s.add_argument("--runs", type=int, default=1)
+    s.add_argument("--clangxx", default="clang++")
+    s.add_argument("--report-missing", action="store_true")
+    a = ap.parse_args()
+    if a.cmd == "gendb":
+        cmd_gendb(a)
+    elif a.cmd == "merge":
+        cmd_merge(a)
+    else:
+        sys.exit(cmd_scan(a))
+
+
+if __name__ == "__main__":
+    main()
