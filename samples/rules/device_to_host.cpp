@@ -1,0 +1,182 @@
+// torch-sync-device-to-host, rule by rule: blocking copies between host and
+// device.
+//
+// One rule_* function per call the check reports ('.cpu()', '.to()' to the
+// host or to the device, '.cuda()', 'copy_' across, 'torch::tensor' from a
+// host list on a device, 'torch::nn::Module::to') and one exempt_* function
+// per sync-free twin it must stay silent on (non_blocking copies with pinned
+// memory, calls that stay on one side, 'torch::tensor' of a single value or
+// on the host).
+//
+// Every call that may synchronize is on a line of its own. Tensor results are
+// kept until main returns and never read. Calls that need a CUDA build
+// ('.cuda()', pinned memory) return at once on a CPU-only LibTorch.
+#include <torch/torch.h>
+
+#include <utility>
+#include <vector>
+
+namespace {
+
+// Tensor results, kept until main returns and never read.
+std::vector<torch::Tensor> results;
+void keep(torch::Tensor result) { results.push_back(std::move(result)); }
+
+// cpu() copies a device tensor to the host.
+void rule_cpu(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  keep(values.cpu());
+}
+
+// Twin of rule_cpu: cpu() of a tensor already on the host copies nothing.
+void exempt_cpu_of_host_tensor() {
+  auto host = torch::arange(4);
+  keep(host.cpu());
+  keep(host.to(torch::kCPU));
+}
+
+// to() with a CPU target, however spelled, copies a device tensor to the
+// host.
+void rule_to_cpu(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  auto hostLike = torch::zeros({4}, torch::kLong);
+  keep(values.to(torch::kCPU));
+  keep(values.to(torch::Device(torch::kCPU)));
+  keep(values.to(torch::TensorOptions().device(torch::kCPU)));
+  keep(values.to(hostLike));
+  keep(values.to(torch::kCPU, /*non_blocking=*/false));
+}
+
+// Twin of rule_to_cpu: a non_blocking copy to the host, which LibTorch makes
+// into pinned memory; reading it would need a later synchronization.
+void exempt_to_cpu_non_blocking(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  keep(values.to(torch::kCPU, /*non_blocking=*/true));
+}
+
+// Twin of rule_to_cpu: to() that names the tensor's own device, or no device
+// at all, stays on the device.
+void exempt_to_same_device(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  keep(values.to(values.device()));
+  keep(values.to(torch::kDouble));
+}
+
+// to(device) copies a host tensor to the device, waiting for the copy.
+void rule_to_device_from_host(torch::Device device) {
+  auto host = torch::arange(4, torch::kFloat);
+  keep(host.to(device));
+}
+
+// cuda() copies a host tensor to the device. (It needs a CUDA build.)
+void rule_cuda(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  auto host = torch::arange(4, torch::kFloat);
+  keep(host.cuda());
+}
+
+// A non_blocking copy from pageable host memory: CUDA stages it through
+// pinned memory, and the host waits for that. The check does not track
+// whether host memory is pinned (a limitation in its documentation).
+void rule_to_device_non_blocking_from_pageable(torch::Device device) {
+  auto pageable = torch::arange(4, torch::kFloat);
+  keep(pageable.to(device, /*non_blocking=*/true));
+}
+
+// Twin of rule_to_device_from_host and
+// rule_to_device_non_blocking_from_pageable: a non_blocking copy from pinned
+// host memory. (Pinned memory needs a CUDA build.)
+void exempt_to_device_non_blocking_from_pinned(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  auto pinned = torch::arange(4, torch::kFloat).pin_memory();
+  keep(pinned.to(device, /*non_blocking=*/true));
+}
+
+// copy_ from a device tensor into a host tensor.
+void rule_copy_device_to_host(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  auto host = torch::zeros({4}, torch::kLong);
+  host.copy_(values);
+}
+
+// copy_ from a host tensor into a device tensor.
+void rule_copy_host_to_device(torch::Device device) {
+  auto values = torch::zeros({4}, torch::TensorOptions().device(device));
+  auto host = torch::arange(4, torch::kFloat);
+  values.copy_(host);
+}
+
+// Twin of rule_copy_device_to_host and rule_copy_host_to_device: non_blocking
+// copies to and from pinned host memory. (Pinned memory needs a CUDA build.)
+void exempt_copy_non_blocking_pinned(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  auto values = torch::zeros({4}, torch::TensorOptions().device(device));
+  auto pinned = torch::arange(4, torch::kFloat).pin_memory();
+  values.copy_(pinned, /*non_blocking=*/true);
+  pinned.copy_(values, /*non_blocking=*/true);
+  keep(pinned);
+}
+
+// torch::tensor from a braced list or a std::vector, with a device in its
+// options, builds the tensor on the host and copies it to the device.
+void rule_torch_tensor_from_host_list(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  std::vector<float> hostValues{1.0f, 2.0f, 3.0f};
+  keep(torch::tensor({1.0f, 2.0f, 3.0f}, options));
+  keep(torch::tensor(hostValues, options));
+}
+
+// Twin of rule_torch_tensor_from_host_list: a single value is filled on the
+// device.
+void exempt_torch_tensor_single_value(torch::Device device) {
+  keep(torch::tensor(3.5f, torch::TensorOptions().device(device)));
+}
+
+// Twin of rule_torch_tensor_from_host_list: a list without a device stays on
+// the host.
+void exempt_torch_tensor_on_host() {
+  auto onHost = torch::tensor({1.0f, 2.0f, 3.0f});
+  keep(onHost);
+}
+
+// Twin of rule_torch_tensor_from_host_list: the same values made by a device
+// op.
+void exempt_arange_instead_of_torch_tensor(torch::Device device) {
+  keep(torch::arange(1, 4, torch::TensorOptions().device(device)));
+}
+
+// torch::nn::Module::to copies every parameter and buffer of a module made
+// on the host, one blocking copy each.
+void rule_module_to(torch::Device device) {
+  torch::nn::Linear model(4, 2);
+  model->to(device);
+}
+
+} // namespace
+
+int main() {
+  torch::Device device(torch::cuda::is_available() ? torch::kCUDA
+                                                   : torch::kCPU);
+  rule_cpu(device);
+  exempt_cpu_of_host_tensor();
+  rule_to_cpu(device);
+  exempt_to_cpu_non_blocking(device);
+  exempt_to_same_device(device);
+  rule_to_device_from_host(device);
+  rule_cuda(device);
+  rule_to_device_non_blocking_from_pageable(device);
+  exempt_to_device_non_blocking_from_pinned(device);
+  rule_copy_device_to_host(device);
+  rule_copy_host_to_device(device);
+  exempt_copy_non_blocking_pinned(device);
+  rule_torch_tensor_from_host_list(device);
+  exempt_torch_tensor_single_value(device);
+  exempt_torch_tensor_on_host();
+  exempt_arange_instead_of_torch_tensor(device);
+  rule_module_to(device);
+  results.clear();
+  return 0;
+}
