@@ -24,12 +24,10 @@ relatedLocations and its fix-its as fixes. Each check becomes a rule in tool.dri
 Sources are read only, to turn clang-tidy's byte offsets into lines and columns; nothing is
 written but the SARIF file.
 
-clang-tidy's YAML is read with a small reader for the subset that LLVM's YAML writer and
-PyYAML's safe_dump produce (block mappings and sequences, plain, single- and double-quoted
-scalars, empty flow collections); anything else is rejected with its line number.
+clang-tidy's YAML is read with PyYAML (Debian: python3-yaml, installed by
+scripts/install-deps.sh); a file it cannot read is rejected with its line number.
 
 Exit status: 0 when the SARIF log was written, 2 on bad input (a clear message on stderr).
-Python 3 standard library only.
 """
 
 import argparse
@@ -39,6 +37,11 @@ import pathlib
 import re
 import sys
 import urllib.parse
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("tidy-to-sarif: needs PyYAML (Debian package python3-yaml; scripts/install-deps.sh installs it)")
 
 SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
                 "sarif-schema-2.1.0.json")
@@ -51,297 +54,21 @@ class InputError(Exception):
     """Bad input: the message names the file and, where known, the line."""
 
 
-# --------------------------------------------------------------------------- YAML subset
-
-_DQ_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
-               "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
-               "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
-_DQ_HEX = {"x": 2, "u": 4, "U": 8}
-
-
-class _YamlReader:
-    """Reads the block-style YAML subset of clang-tidy's fixes files into dicts, lists and
-    strings (scalars stay strings; the caller converts numbers)."""
-
-    def __init__(self, text, name):
-        self.name = name
-        self.lines = [l[:-1] if l.endswith("\r") else l for l in text.split("\n")]
-        self.i = 0
-
-    def error(self, msg, line=None):
-        line = self.i if line is None else line
-        return InputError("%s:%d: %s" % (self.name, line + 1, msg))
-
-    # -- lines
-    @staticmethod
-    def _blank(line):
-        s = line.strip()
-        return not s or s.startswith("#")
-
-    def _skip_blank(self):
-        while self.i < len(self.lines) and self._blank(self.lines[self.i]):
-            self.i += 1
-        return self.i < len(self.lines)
-
-    @staticmethod
-    def _indent(line):
-        return len(line) - len(line.lstrip(" "))
-
-    @staticmethod
-    def _is_marker(line, marker):
-        return line == marker or line.startswith(marker + " ")
-
-    # -- documents
-    def documents(self):
-        docs = []
-        while self._skip_blank():
-            line = self.lines[self.i]
-            if self._is_marker(line, "---"):
-                rest = line[3:].strip()
-                if rest:
-                    raise self.error("content after '---' is not supported")
-                self.i += 1
-                if not self._skip_blank() or self._is_marker(self.lines[self.i], "...") \
-                        or self._is_marker(self.lines[self.i], "---"):
-                    docs.append(None)
-                    if self.i < len(self.lines) and self._is_marker(self.lines[self.i], "..."):
-                        self.i += 1
-                    continue
-            elif self._is_marker(line, "..."):
-                self.i += 1
-                continue
-            if self._indent(self.lines[self.i]) != 0:
-                raise self.error("a document must start at the first column")
-            docs.append(self._block(0))
-            if self._skip_blank():
-                line = self.lines[self.i]
-                if self._is_marker(line, "..."):
-                    self.i += 1
-                elif not self._is_marker(line, "---"):
-                    raise self.error("unexpected content")
-        return docs
-
-    # -- block nodes
-    def _block(self, min_indent):
-        line = self.lines[self.i]
-        ind = self._indent(line)
-        if ind < min_indent:
-            return None
-        content = line[ind:]
-        if content == "-" or content.startswith("- "):
-            return self._sequence(ind)
-        if self._mapping_key(content) is not None:
-            return self._mapping(ind)
-        value, _ = self._scalar(self.i, ind, min_indent - 1)
-        return value
-
-    def _mapping_key(self, content):
-        """(key, rest of the line after ':') when content starts a 'key: value' entry."""
-        if content[:1] in ("'", '"'):
-            try:
-                key, end, end_line = self._quoted(self.i, content, 0, single_line=True)
-            except InputError:
-                return None
-            rest = content[end:]
-            if rest.startswith(":") and (len(rest) == 1 or rest[1] in " \t"):
-                return key, rest[1:]
-            return None
-        if content[:1] in "[]{}&*!|>%@`#?" or content.startswith("- ") or content == "-":
-            return None
-        m = re.match(r"(.*?):(?=[ \t]|$)", content)
-        if not m or not m.group(1).strip():
-            return None
-        return m.group(1).rstrip(), content[m.end():]
-
-    def _mapping(self, ind):
-        result = {}
-        while self._skip_blank():
-            line = self.lines[self.i]
-            cur = self._indent(line)
-            if cur < ind or (cur == 0 and (self._is_marker(line, "---") or
-                                           self._is_marker(line, "..."))):
-                break
-            if cur > ind:
-                raise self.error("unexpected indentation")
-            content = line[ind:]
-            kv = self._mapping_key(content)
-            if kv is None:
-                raise self.error("expected 'key: value'")
-            key, rest = kv
-            if key in result:
-                raise self.error("duplicate key '%s'" % key)
-            rest_col = len(line) - len(rest)
-            if rest.strip() == "" or rest.strip().startswith("#"):
-                self.i += 1
-                if not self._skip_blank():
-                    result[key] = None
-                    continue
-                nxt = self.lines[self.i]
-                nind = self._indent(nxt)
-                nc = nxt[nind:]
-                if nind > ind:
-                    result[key] = self._block(ind + 1)
-                elif nind == ind and (nc == "-" or nc.startswith("- ")):
-                    result[key] = self._sequence(ind)
-                else:
-                    result[key] = None
-            else:
-                value, _ = self._scalar(self.i, rest_col + (len(rest) - len(rest.lstrip())), ind)
-                result[key] = value
-        return result
-
-    def _sequence(self, ind):
-        result = []
-        while self._skip_blank():
-            line = self.lines[self.i]
-            cur = self._indent(line)
-            content = line[cur:]
-            if cur != ind or not (content == "-" or content.startswith("- ")):
-                if cur > ind:
-                    raise self.error("unexpected indentation")
-                break
-            after = content[1:]
-            stripped = after.lstrip(" ")
-            if stripped == "" or stripped.startswith("#"):
-                self.i += 1
-                if self._skip_blank() and self._indent(self.lines[self.i]) > ind:
-                    result.append(self._block(ind + 1))
-                else:
-                    result.append(None)
-                continue
-            col = ind + 1 + (len(after) - len(stripped))
-            # An inline node after '- ': parse it as if it started on its own line.
-            self.lines[self.i] = " " * col + stripped
-            if stripped == "-" or stripped.startswith("- ") or \
-                    self._mapping_key(stripped) is not None:
-                result.append(self._block(col))
-            else:
-                value, _ = self._scalar(self.i, col, ind)
-                result.append(value)
-        return result
-
-    # -- scalars
-    def _scalar(self, line_no, col, parent_indent):
-        """The scalar that starts at (line_no, col); leaves self.i after its last line."""
-        text = self.lines[line_no][col:]
-        first = text[:1]
-        if first in ("'", '"'):
-            value, end, end_line = self._quoted(line_no, text, 0)
-            rest = (self.lines[end_line][end:] if end_line != line_no else text[end:]).strip()
-            if rest and not rest.startswith("#"):
-                raise self.error("unexpected text after a quoted scalar", end_line)
-            self.i = end_line + 1
-            return value, end_line
-        if text.startswith("[") or text.startswith("{"):
-            body = text.split(" #")[0].strip()
-            if body in ("[]", "{}"):
-                self.i = line_no + 1
-                return ([] if body == "[]" else {}), line_no
-            raise self.error("flow collections other than [] and {} are not supported", line_no)
-        if first in "&*!|>%@`":
-            raise self.error("YAML anchors, aliases, tags and block scalars are not supported",
-                             line_no)
-        # A plain scalar, possibly folded over more-indented lines.
-        parts = [text.split(" #")[0].rstrip()]
-        j = line_no + 1
-        pending_newlines = 0
-        while j < len(self.lines):
-            nxt = self.lines[j]
-            if nxt.strip() == "":
-                pending_newlines += 1
-                j += 1
-                continue
-            if self._indent(nxt) <= parent_indent or nxt.lstrip().startswith("#"):
-                break
-            s = nxt.strip()
-            if re.search(r":(?:[ \t]|$)", s):
-                break
-            parts.append("\n" * pending_newlines if pending_newlines else " ")
-            parts.append(s.split(" #")[0].rstrip())
-            pending_newlines = 0
-            j += 1
-        self.i = j
-        return "".join(parts), j - 1
-
-    def _quoted(self, line_no, text, start, single_line=False):
-        """Reads the quoted scalar at text[start]; returns (value, end column, end line)."""
-        quote = text[start]
-        out = []
-        kept = 0  # out[:kept] ends with an escape, whose blanks a line fold keeps
-        k = start + 1
-        line = text
-        ln = line_no
-        while True:
-            if k >= len(line):
-                if single_line:
-                    raise self.error("unterminated quoted scalar", line_no)
-                # Fold the line break: trailing blanks go, then blank lines are newlines.
-                while len(out) > kept and out[-1] in (" ", "\t"):
-                    out.pop()
-                ln += 1
-                empty = 0
-                while ln < len(self.lines) and self.lines[ln].strip() == "":
-                    empty += 1
-                    ln += 1
-                if ln >= len(self.lines):
-                    raise self.error("unterminated quoted scalar", line_no)
-                out.append("\n" * empty if empty else " ")
-                line = self.lines[ln]
-                k = len(line) - len(line.lstrip(" \t"))
-                continue
-            c = line[k]
-            if quote == "'":
-                if c == "'":
-                    if k + 1 < len(line) and line[k + 1] == "'":
-                        out.append("'")
-                        k += 2
-                        continue
-                    return "".join(out), k + 1, ln
-                out.append(c)
-                k += 1
-            else:
-                if c == '"':
-                    return "".join(out), k + 1, ln
-                if c != "\\":
-                    out.append(c)
-                    k += 1
-                    continue
-                if k + 1 >= len(line):
-                    # An escaped line break: no space, leading blanks of the next line go.
-                    if single_line:
-                        raise self.error("unterminated quoted scalar", line_no)
-                    ln += 1
-                    if ln >= len(self.lines):
-                        raise self.error("unterminated quoted scalar", line_no)
-                    line = self.lines[ln]
-                    k = len(line) - len(line.lstrip(" \t"))
-                    continue
-                e = line[k + 1]
-                if e in _DQ_ESCAPES:
-                    out.append(_DQ_ESCAPES[e])
-                    kept = len(out)
-                    k += 2
-                elif e in _DQ_HEX:
-                    n = _DQ_HEX[e]
-                    digits = line[k + 2:k + 2 + n]
-                    if len(digits) != n or not re.fullmatch(r"[0-9A-Fa-f]+", digits):
-                        raise self.error("bad escape '\\%s%s'" % (e, digits), ln)
-                    out.append(chr(int(digits, 16)))
-                    kept = len(out)
-                    k += 2 + n
-                else:
-                    raise self.error("unknown escape '\\%s'" % e, ln)
-
+# --------------------------------------------------------------------------- YAML
 
 def read_yaml(path):
+    """The YAML documents of one --export-fixes file, read with PyYAML (Debian: python3-yaml)."""
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            return [d for d in yaml.safe_load_all(f) if d is not None]
     except UnicodeDecodeError as e:
         raise InputError("%s: not UTF-8 text (%s)" % (path, e))
     except OSError as e:
         raise InputError("cannot read '%s': %s" % (path, e.strerror or e))
-    return _YamlReader(text, path).documents()
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = ":%d" % (mark.line + 1) if mark else ""
+        raise InputError("%s%s: not clang-tidy's YAML (%s)" % (path, where, getattr(e, "problem", None) or e))
 
 
 # --------------------------------------------------------------------------- diagnostics
