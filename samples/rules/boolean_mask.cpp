@@ -7,6 +7,11 @@
 // the mask as a weight; 'index_put_' with a host value; integer indices;
 // tensors on the host).
 //
+// Version note, from the check's documentation: LibTorch 2.0 and later pass a
+// host scalar in index_put_ with a mask on as a CPU value and run it as
+// masked_fill_; LibTorch 1.13 built it on the tensor's device and read the
+// mask, as for a device value.
+//
 // Every call that may synchronize is on a line of its own. Tensor results
 // stay on the device until main returns and are never read.
 #include <torch/torch.h>
@@ -22,8 +27,7 @@ namespace {
 std::vector<torch::Tensor> deviceResults;
 void keep(torch::Tensor result) { deviceResults.push_back(std::move(result)); }
 
-// index({mask}) sizes its result by the number of true elements, which it
-// reads from the device.
+// index({mask}) reads the number of true elements to size its result.
 void rule_index_with_mask(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto mask = values > 0.5;
@@ -38,8 +42,7 @@ void rule_index_with_mask_among_other_indices(torch::Device device) {
   keep(matrix.index({Slice(), columnMask}));
 }
 
-// A mask made on the host indexing a device tensor. The check looks at the
-// indexed tensor's device only.
+// A host mask on a device tensor (the check looks at the tensor's device).
 void rule_index_with_host_mask(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto hostMask = torch::arange(8) > 3;
@@ -53,8 +56,7 @@ void exempt_where_instead_of_mask_index(torch::Device device) {
   keep(torch::where(mask, values, torch::zeros_like(values)));
 }
 
-// Twin of rule_index_with_mask: masked_fill_ with a host scalar on a copy
-// keeps the shape.
+// Twin of rule_index_with_mask: masked_fill_ with a host scalar on a copy.
 void exempt_masked_fill_instead_of_mask_index(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto mask = values > 0.5;
@@ -63,8 +65,7 @@ void exempt_masked_fill_instead_of_mask_index(torch::Device device) {
   keep(kept);
 }
 
-// Twin of rule_index_with_mask: integer indices (not a mask) select a number
-// of elements known from their shape.
+// Twin of rule_index_with_mask: integer indices, sized by their shape.
 void exempt_index_with_integer_indices(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto order = values.argsort();
@@ -86,8 +87,7 @@ void exempt_mask_as_weight(torch::Device device) {
   keep((values * mask).sum());
 }
 
-// index_put_ with a mask and a 0-dim device tensor as the value turns the
-// mask into indices, which reads their number from the device.
+// index_put_ with a mask and a device value turns the mask into indices.
 void rule_index_put_mask_with_device_value(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::linspace(0, 1, 8, options);
@@ -97,9 +97,7 @@ void rule_index_put_mask_with_device_value(torch::Device device) {
   keep(values);
 }
 
-// Twin of rule_index_put_mask_with_device_value: a host scalar, which
-// LibTorch 2.0 and later pass on as a CPU value and run as masked_fill_
-// (LibTorch 1.13 built it on the tensor's device and read the mask).
+// Twin of rule_index_put_mask_with_device_value: a host scalar (2.0+).
 void exempt_index_put_mask_with_host_scalar(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto mask = values > 0.5;
@@ -107,8 +105,7 @@ void exempt_index_put_mask_with_host_scalar(torch::Device device) {
   keep(values);
 }
 
-// Twin of rule_index_put_mask_with_device_value: a 0-dim value made on the
-// host, run as masked_fill_.
+// Twin of rule_index_put_mask_with_device_value: a 0-dim host value.
 void exempt_index_put_mask_with_cpu_value(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto mask = values > 0.5;
@@ -116,8 +113,7 @@ void exempt_index_put_mask_with_cpu_value(torch::Device device) {
   keep(values);
 }
 
-// Twin of rule_index_put_mask_with_device_value: masked_scatter_ writes a
-// device tensor's elements into the true positions, keeping the shape.
+// Twin of rule_index_put_mask_with_device_value: masked_scatter_.
 void exempt_masked_scatter(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::linspace(0, 1, 8, options);
@@ -127,8 +123,7 @@ void exempt_masked_scatter(torch::Device device) {
   keep(values);
 }
 
-// Twin of every rule above: masks on tensors made on the host are counted on
-// the host.
+// Twin of every rule above: masks and tensors made on the host.
 void exempt_masks_on_host() {
   auto values = torch::linspace(0, 1, 8);
   auto mask = values > 0.5;

@@ -40,8 +40,7 @@ void exempt_narrow_host_start(torch::Device device) {
   keep(values.narrow(0, start, 2));
 }
 
-// Twin of rule_narrow_tensor_start: the positions computed and selected on
-// the device.
+// Twin of rule_narrow_tensor_start: the positions selected with index_select.
 void exempt_index_select_instead_of_narrow(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);
@@ -64,8 +63,7 @@ void exempt_subscript_host_integer(torch::Device device) {
   keep(values[3]);
 }
 
-// Twin of rule_subscript_tensor_index: index_select with a 1-element index
-// tensor on the device.
+// Twin of rule_subscript_tensor_index: index_select with a 1-element index.
 void exempt_index_select_instead_of_subscript(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);
@@ -73,9 +71,7 @@ void exempt_index_select_instead_of_subscript(torch::Device device) {
   keep(values.index_select(0, position.reshape({1})).squeeze(0));
 }
 
-// index({t0}) with a 0-dim integer tensor reads the index from the device
-// (ATen/TensorIndexing.h selects with t0.item<int64_t>()), here the result of
-// a full reduction and of arithmetic on one.
+// index({t0}) with a 0-dim integer tensor reads t0 (ATen/TensorIndexing.h).
 void rule_index_zero_dim_tensor(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);
@@ -94,8 +90,7 @@ void rule_index_put_zero_dim_tensor(torch::Device device) {
   keep(values);
 }
 
-// Twin of rule_index_zero_dim_tensor and rule_index_put_zero_dim_tensor: a
-// 1-element index tensor is advanced indexing, which stays on the device.
+// Twin of rule_index_[put_]zero_dim_tensor: a 1-element index tensor.
 void exempt_index_one_element_tensor(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);
@@ -106,8 +101,7 @@ void exempt_index_one_element_tensor(torch::Device device) {
   keep(values);
 }
 
-// Twin of rule_index_zero_dim_tensor: a reduction along a dimension keeps it,
-// so the index is 1-dim.
+// Twin of rule_index_zero_dim_tensor: a 1-dim index from argmax(0, keepdim).
 void exempt_index_with_reduced_dimension(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);
@@ -139,8 +133,7 @@ void rule_item_into_narrow(torch::Device device) {
   keep(values.narrow(0, 0, lengths[0].item<int64_t>()));
 }
 
-// Twin of rule_item_into_slice_bound, rule_item_into_size and
-// rule_item_into_narrow: bounds and sizes kept on the host.
+// Twin of the rule_item_into_* functions: bounds and sizes kept on the host.
 void exempt_host_bounds_and_sizes(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(8, options);

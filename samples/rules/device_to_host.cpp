@@ -8,6 +8,11 @@
 // memory, calls that stay on one side, 'torch::tensor' of a single value or
 // on the host).
 //
+// Note: rule_to_device_non_blocking_from_pageable is a sync that the check
+// does not report, a limitation its documentation lists: CUDA stages a
+// non_blocking copy from pageable host memory through pinned memory, and the
+// host waits for that; the check does not track whether memory is pinned.
+//
 // Every call that may synchronize is on a line of its own. Tensor results are
 // kept until main returns and never read. Calls that need a CUDA build
 // ('.cuda()', pinned memory) return at once on a CPU-only LibTorch.
@@ -35,8 +40,7 @@ void exempt_cpu_of_host_tensor() {
   keep(host.to(torch::kCPU));
 }
 
-// to() with a CPU target, however spelled, copies a device tensor to the
-// host.
+// to() with a CPU target, however spelled, copies a device tensor to the host.
 void rule_to_cpu(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   auto hostLike = torch::zeros({4}, torch::kLong);
@@ -47,15 +51,13 @@ void rule_to_cpu(torch::Device device) {
   keep(values.to(torch::kCPU, /*non_blocking=*/false));
 }
 
-// Twin of rule_to_cpu: a non_blocking copy to the host, which LibTorch makes
-// into pinned memory; reading it would need a later synchronization.
+// Twin of rule_to_cpu: non_blocking, into pinned memory LibTorch allocates.
 void exempt_to_cpu_non_blocking(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   keep(values.to(torch::kCPU, /*non_blocking=*/true));
 }
 
-// Twin of rule_to_cpu: to() that names the tensor's own device, or no device
-// at all, stays on the device.
+// Twin of rule_to_cpu: to() naming the tensor's own device, or only a dtype.
 void exempt_to_same_device(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   keep(values.to(values.device()));
@@ -76,17 +78,13 @@ void rule_cuda(torch::Device device) {
   keep(host.cuda());
 }
 
-// A non_blocking copy from pageable host memory: CUDA stages it through
-// pinned memory, and the host waits for that. The check does not track
-// whether host memory is pinned (a limitation in its documentation).
+// A non_blocking copy from pageable host memory (see the note above).
 void rule_to_device_non_blocking_from_pageable(torch::Device device) {
   auto pageable = torch::arange(4, torch::kFloat);
   keep(pageable.to(device, /*non_blocking=*/true));
 }
 
-// Twin of rule_to_device_from_host and
-// rule_to_device_non_blocking_from_pageable: a non_blocking copy from pinned
-// host memory. (Pinned memory needs a CUDA build.)
+// Twin of rule_to_device_non_blocking_from_pageable: from pinned memory.
 void exempt_to_device_non_blocking_from_pinned(torch::Device device) {
   if (!device.is_cuda())
     return;
@@ -108,8 +106,7 @@ void rule_copy_host_to_device(torch::Device device) {
   values.copy_(host);
 }
 
-// Twin of rule_copy_device_to_host and rule_copy_host_to_device: non_blocking
-// copies to and from pinned host memory. (Pinned memory needs a CUDA build.)
+// Twin of rule_copy_*: non_blocking copies to and from pinned host memory.
 void exempt_copy_non_blocking_pinned(torch::Device device) {
   if (!device.is_cuda())
     return;
@@ -120,8 +117,7 @@ void exempt_copy_non_blocking_pinned(torch::Device device) {
   keep(pinned);
 }
 
-// torch::tensor from a braced list or a std::vector, with a device in its
-// options, builds the tensor on the host and copies it to the device.
+// torch::tensor from a host list, on a device, copies the list to the device.
 void rule_torch_tensor_from_host_list(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   std::vector<float> hostValues{1.0f, 2.0f, 3.0f};
@@ -129,27 +125,23 @@ void rule_torch_tensor_from_host_list(torch::Device device) {
   keep(torch::tensor(hostValues, options));
 }
 
-// Twin of rule_torch_tensor_from_host_list: a single value is filled on the
-// device.
+// Twin of rule_torch_tensor_from_host_list: one value, filled on the device.
 void exempt_torch_tensor_single_value(torch::Device device) {
   keep(torch::tensor(3.5f, torch::TensorOptions().device(device)));
 }
 
-// Twin of rule_torch_tensor_from_host_list: a list without a device stays on
-// the host.
+// Twin of rule_torch_tensor_from_host_list: a list without a device.
 void exempt_torch_tensor_on_host() {
   auto onHost = torch::tensor({1.0f, 2.0f, 3.0f});
   keep(onHost);
 }
 
-// Twin of rule_torch_tensor_from_host_list: the same values made by a device
-// op.
+// Twin of rule_torch_tensor_from_host_list: the same values from arange.
 void exempt_arange_instead_of_torch_tensor(torch::Device device) {
   keep(torch::arange(1, 4, torch::TensorOptions().device(device)));
 }
 
-// torch::nn::Module::to copies every parameter and buffer of a module made
-// on the host, one blocking copy each.
+// Module::to copies each parameter and buffer of a module made on the host.
 void rule_module_to(torch::Device device) {
   torch::nn::Linear model(4, 2);
   model->to(device);

@@ -8,6 +8,10 @@
 // sync-free twin it must stay silent on (the size given on the host, a
 // fixed-size formulation, tensors on the host).
 //
+// Version notes, from the check's documentation: LibTorch 2.1 and later
+// compute the total of an integer number of repeats on the host (up to 2.0 it
+// went through a repeats tensor on the device); nonzero_static is 2.1+.
+//
 // Every call that may synchronize is on a line of its own. Tensor results
 // stay on the device until main returns and are never read.
 #include <torch/torch.h>
@@ -60,8 +64,7 @@ void rule_where_one_argument(torch::Device device) {
   keep(at::where(mask));
 }
 
-// Twin of rule_nonzero, rule_argwhere and rule_where_one_argument: the
-// three-argument where keeps the shape.
+// Twin of rule_nonzero and rule_where_one_argument: three-argument where.
 void exempt_where_three_arguments(torch::Device device) {
   auto values = torch::arange(8, torch::TensorOptions().device(device));
   auto mask = values > 3;
@@ -77,12 +80,12 @@ void exempt_nonzero_static(torch::Device device) {
 }
 #endif
 
-// at::_unique (and _unique2, which torch.unique calls) read the number of
-// unique elements from the device.
+// at::_unique reads the number of unique elements from the device.
 void rule_unique(torch::Device device) {
   keep(std::get<0>(at::_unique(labels(device))));
 }
 
+// at::_unique2 (which torch.unique calls): the same read.
 void rule_unique2(torch::Device device) {
   keep(std::get<0>(at::_unique2(labels(device))));
 }
@@ -92,27 +95,26 @@ void rule_unique_consecutive(torch::Device device) {
   keep(std::get<0>(at::unique_consecutive(labels(device))));
 }
 
-// unique_dim and unique_dim_consecutive read the number of unique slices.
+// unique_dim reads the number of unique slices from the device.
 void rule_unique_dim(torch::Device device) {
   auto rows = labels(device).reshape({4, 2});
   keep(std::get<0>(at::unique_dim(rows, 0)));
 }
 
+// unique_dim_consecutive: the same read.
 void rule_unique_dim_consecutive(torch::Device device) {
   auto rows = labels(device).reshape({4, 2});
   keep(std::get<0>(at::unique_dim_consecutive(rows, 0)));
 }
 
-// Twin of the unique family: with the K possible values known, marking
-// those present keeps the size fixed.
+// Twin of the rule_unique* functions: mark the K known values present.
 void exempt_unique_known_values(torch::Device device) {
   auto classes = labels(device);
   auto present = torch::zeros({3}, classes.options().dtype(torch::kBool));
   keep(present.index_fill_(0, classes, true));
 }
 
-// repeat_interleave with a tensor of repeats and no output_size reads the
-// total from the device.
+// repeat_interleave with tensor repeats and no output_size reads the total.
 void rule_repeat_interleave_tensor_repeats(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(4, options);
@@ -122,8 +124,7 @@ void rule_repeat_interleave_tensor_repeats(torch::Device device) {
   keep(at::repeat_interleave(values, repeats, 0));
 }
 
-// Twin of rule_repeat_interleave_tensor_repeats: the total given as
-// output_size.
+// Twin of rule_repeat_interleave_tensor_repeats: the total as output_size.
 void exempt_repeat_interleave_output_size(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::arange(4, options);
@@ -132,16 +133,13 @@ void exempt_repeat_interleave_output_size(torch::Device device) {
   keep(at::repeat_interleave(repeats, /*output_size=*/8));
 }
 
-// Twin of rule_repeat_interleave_tensor_repeats: an integer number of repeats,
-// whose total LibTorch 2.1 and later compute on the host (up to 2.0 it went
-// through a repeats tensor on the device).
+// Twin of rule_repeat_interleave_tensor_repeats: integer repeats (2.1+).
 void exempt_repeat_interleave_integer_repeats(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   keep(values.repeat_interleave(2));
 }
 
-// bincount reads the smallest and largest value from the device, with or
-// without minlength.
+// bincount reads the largest value from the device, minlength or not.
 void rule_bincount(torch::Device device) {
   auto classes = labels(device);
   auto weights = torch::ones({8}, torch::TensorOptions().device(device));
@@ -156,8 +154,7 @@ void exempt_bincount_known_bins(torch::Device device) {
   keep(counts.index_add_(0, classes, torch::ones_like(classes)));
 }
 
-// histc without a range (min == max, 0 and 0 by default) reads the minimum
-// and maximum from the device.
+// histc without a range (min == max) reads the minimum and maximum.
 void rule_histc_without_range(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   keep(values.histc());
@@ -172,8 +169,7 @@ void exempt_histc_with_range(torch::Device device) {
   keep(at::histc(values, /*bins=*/4, /*min=*/0, /*max=*/1));
 }
 
-// one_hot without num_classes (-1, the default) reads the largest class
-// index from the device.
+// one_hot without num_classes (-1) reads the largest class index.
 void rule_one_hot_without_num_classes(torch::Device device) {
   auto classes = labels(device);
   keep(at::one_hot(classes));

@@ -213,9 +213,7 @@ void rule_cuda_event_synchronize(torch::Device device) {
   checkCuda(cudaEventDestroy(event));
 }
 
-// Twin of rule_cuda_event_synchronize and rule_cuda_device_synchronize:
-// cudaEventQuery polls the event, and cudaStreamWaitEvent makes another
-// stream wait for it on the GPU.
+// Twin of rule_cuda_event_synchronize: cudaEventQuery, cudaStreamWaitEvent.
 void exempt_cuda_event_query_and_stream_wait(torch::Device device) {
   queueWork(device);
   cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
@@ -237,8 +235,7 @@ void rule_cuda_memcpy(torch::Device device) {
   checkCuda(cudaMemcpy(onDevice, host.data(), kBytes, cudaMemcpyHostToDevice));
 }
 
-// Twin of rule_cuda_memcpy: cudaMemcpyAsync on a stream, with pinned host
-// memory.
+// Twin of rule_cuda_memcpy: cudaMemcpyAsync with pinned host memory.
 void exempt_cuda_memcpy_async_pinned(torch::Device device) {
   auto buffer = deviceBuffer(device);
   auto pinned = pinnedBuffer();
@@ -251,8 +248,7 @@ void exempt_cuda_memcpy_async_pinned(torch::Device device) {
       cudaMemcpyAsync(onDevice, host, kBytes, cudaMemcpyHostToDevice, stream));
 }
 
-// Twin of rule_cuda_memcpy: copies between device buffers do not wait for
-// the host.
+// Twin of rule_cuda_memcpy: cudaMemcpy and cudaMemcpy2D device to device.
 void exempt_cuda_memcpy_device_to_device(torch::Device device) {
   auto source = deviceBuffer(device);
   auto target = deviceBuffer(device);
@@ -314,9 +310,7 @@ void rule_cu_event_synchronize(torch::Device device) {
   checkCuda(cudaEventDestroy(event));
 }
 
-// Twin of rule_cu_ctx_synchronize, rule_cu_stream_synchronize and
-// rule_cu_event_synchronize: cuStreamQuery and cuEventQuery poll, and
-// cuStreamWaitEvent makes another stream wait on the GPU.
+// Twin of rule_cu_event_synchronize: driver queries and cuStreamWaitEvent.
 void exempt_cu_queries_and_stream_wait(torch::Device device) {
   queueWork(device);
   CUstream stream = at::cuda::getCurrentCUDAStream().stream();
@@ -330,8 +324,7 @@ void exempt_cu_queries_and_stream_wait(torch::Device device) {
   checkCuda(cudaEventDestroy(event));
 }
 
-// cuMemcpy (direction from the pointers), cuMemcpyDtoH and cuMemcpyHtoD copy
-// synchronously.
+// cuMemcpy, cuMemcpyDtoH and cuMemcpyHtoD copy synchronously.
 void rule_cu_memcpy(torch::Device device) {
   auto buffer = deviceBuffer(device);
   auto pinned = pinnedBuffer();
@@ -342,8 +335,7 @@ void rule_cu_memcpy(torch::Device device) {
   checkDriver(cuMemcpyHtoD(onDevice, host.data(), kBytes));
 }
 
-// Twin of rule_cu_memcpy: cuMemcpyDtoHAsync into pinned memory, and
-// cuMemcpyDtoD between device buffers.
+// Twin of rule_cu_memcpy: cuMemcpyDtoHAsync into pinned memory, cuMemcpyDtoD.
 void exempt_cu_memcpy_async_and_device_to_device(torch::Device device) {
   auto source = deviceBuffer(device);
   auto target = deviceBuffer(device);
@@ -389,8 +381,7 @@ void rule_torch_cuda_synchronize(torch::Device device) {
   torch::cuda::synchronize();
 }
 
-// c10::cuda::device_synchronize (also spelled at::cuda::device_synchronize)
-// waits for all work queued on the device.
+// c10::cuda::device_synchronize (and at::cuda::) waits for the device.
 void rule_c10_device_synchronize(torch::Device device) {
   queueWork(device);
   c10::cuda::device_synchronize();
@@ -411,8 +402,7 @@ void rule_cuda_stream_method_synchronize(torch::Device device) {
   stream.synchronize();
 }
 
-// Twin of rule_c10_stream_synchronize and
-// rule_cuda_stream_method_synchronize: CUDAStream::query polls the stream.
+// Twin of rule_cuda_stream_method_synchronize: CUDAStream::query polls.
 void exempt_cuda_stream_method_query(torch::Device device) {
   queueWork(device);
   c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
@@ -427,9 +417,7 @@ void rule_cuda_event_method_synchronize(torch::Device device) {
   event.synchronize();
 }
 
-// Twin of rule_cuda_event_method_synchronize: CUDAEvent::query polls the
-// event, and CUDAEvent::block makes another stream wait on the GPU (made
-// current with a CUDAStreamGuard).
+// Twin of rule_cuda_event_method_synchronize: query(), and block() on the GPU.
 void exempt_cuda_event_method_query_and_block(torch::Device device) {
   queueWork(device);
   at::cuda::CUDAEvent event;
@@ -448,15 +436,13 @@ void rule_memcpy_and_sync(torch::Device device) {
                              cudaMemcpyDeviceToHost, stream);
 }
 
-// CUDACachingAllocator::emptyCache returns the cached blocks (among them the
-// one just freed) to CUDA with cudaFree, which waits for the device.
+// emptyCache returns cached blocks to CUDA with cudaFree, which waits.
 void rule_empty_cache(torch::Device device) {
   queueWork(device);
   c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
-// Twin of rule_empty_cache: a block freed to the caching allocator is reused
-// by the next allocation of its size, without a call to CUDA.
+// Twin of rule_empty_cache: the allocator reuses a freed block.
 void exempt_reuse_cached_block(torch::Device device) {
   auto first = deviceBuffer(device);
   first = torch::Tensor();

@@ -10,6 +10,10 @@
 // a volatile sink; tensor results stay on the device, unread. Each rule runs
 // before its twin, so that one-time library set-up (cuSOLVER and cuBLAS
 // handles) happens on the rule's lines.
+//
+// Version notes, from the check's documentation: fill_ with a 0-dim value on
+// the tensor's own device is copied on the device from LibTorch 2.2 on (read
+// on the host up to 2.1); torch::linalg:: (torch/linalg.h) was removed in 2.6.
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -53,8 +57,7 @@ void rule_local_scalar_dense(torch::Device device) {
   hostSink = at::_local_scalar_dense(total).toDouble();
 }
 
-// Twin of rule_item_typed: item<T>() on a tensor made on the host reads host
-// memory and does not wait for the GPU.
+// Twin of rule_item_typed: item<T>() on a tensor made on the host.
 void exempt_item_on_cpu_tensor() {
   auto values = torch::arange(4, torch::kFloat);
   hostSink = values.sum().item<float>();
@@ -96,16 +99,14 @@ void rule_allclose(torch::Device device) {
   hostSink = at::allclose(a, b);
 }
 
-// Twin of rule_allclose: at::isclose(a, b).all() keeps the result on the
-// device.
+// Twin of rule_allclose: at::isclose(a, b).all() stays on the device.
 void exempt_isclose_all(torch::Device device) {
   auto a = torch::linspace(0, 1, 4, torch::TensorOptions().device(device));
   auto b = torch::linspace(0, 1, 4, torch::TensorOptions().device(device));
   keep(at::isclose(a, b).all());
 }
 
-// masked_fill_ and masked_fill with a 0-dim device tensor as the value read
-// the value on the host.
+// masked_fill_ / masked_fill with a 0-dim device value read it on the host.
 void rule_masked_fill_tensor_value(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::zeros({8}, options);
@@ -124,8 +125,7 @@ void exempt_masked_fill_host_scalar(torch::Device device) {
   keep(values.masked_fill(mask, 2.0));
 }
 
-// Twin of rule_masked_fill_tensor_value: a 0-dim value made on the host, read
-// there without waiting for the GPU.
+// Twin of rule_masked_fill_tensor_value: a 0-dim value made on the host.
 void exempt_masked_fill_cpu_tensor_value(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::zeros({8}, options);
@@ -133,8 +133,7 @@ void exempt_masked_fill_cpu_tensor_value(torch::Device device) {
   values.masked_fill_(mask, torch::full({}, 2.0));
 }
 
-// Twin of rule_masked_fill_tensor_value: at::where(mask, value, t) keeps the
-// value on the device.
+// Twin of rule_masked_fill_tensor_value: at::where(mask, value, t).
 void exempt_where_instead_of_masked_fill(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::zeros({8}, options);
@@ -143,8 +142,7 @@ void exempt_where_instead_of_masked_fill(torch::Device device) {
   keep(at::where(mask, fill, values));
 }
 
-// index_fill_ and index_fill with a 0-dim device tensor as the value read the
-// value on the host.
+// index_fill_ / index_fill with a 0-dim device value read it on the host.
 void rule_index_fill_tensor_value(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::zeros({8}, options);
@@ -170,9 +168,7 @@ void rule_fill_host_tensor_with_device_value(torch::Device device) {
   host.fill_(fill);
 }
 
-// Twin of rule_fill_host_tensor_with_device_value: a 0-dim value on the same
-// device as the tensor, copied on the device from LibTorch 2.2 on (read on the
-// host up to 2.1).
+// Twin of rule_fill_host_tensor_with_device_value: a same-device value (2.2+).
 void exempt_fill_same_device_value(torch::Device device) {
   auto options = torch::TensorOptions().device(device);
   auto values = torch::zeros({4}, options);
@@ -186,8 +182,7 @@ void exempt_fill_host_scalar(torch::Device device) {
   values.fill_(2.0);
 }
 
-// inverse, at::inverse and at::linalg_inv check their 'info' tensor on the
-// host.
+// inverse, at::inverse and at::linalg_inv check 'info' on the host.
 void rule_inverse(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   keep(matrix.inverse());
@@ -195,15 +190,13 @@ void rule_inverse(torch::Device device) {
   keep(at::linalg_inv(matrix));
 }
 
-// Twin of rule_inverse: at::linalg_inv_ex returns 'info' instead of checking
-// it.
+// Twin of rule_inverse: at::linalg_inv_ex returns 'info' unchecked.
 void exempt_linalg_inv_ex(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   keep(std::get<0>(at::linalg_inv_ex(matrix)));
 }
 
-// cholesky, at::cholesky and at::linalg_cholesky check their 'info' tensor on
-// the host.
+// cholesky, at::cholesky and at::linalg_cholesky check 'info' on the host.
 void rule_cholesky(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   keep(matrix.cholesky());
@@ -211,8 +204,7 @@ void rule_cholesky(torch::Device device) {
   keep(at::linalg_cholesky(matrix));
 }
 
-// Twin of rule_cholesky: at::linalg_cholesky_ex returns 'info' instead of
-// checking it.
+// Twin of rule_cholesky: at::linalg_cholesky_ex returns 'info' unchecked.
 void exempt_linalg_cholesky_ex(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   keep(std::get<0>(at::linalg_cholesky_ex(matrix)));
@@ -225,8 +217,7 @@ void rule_linalg_solve(torch::Device device) {
   keep(at::linalg_solve(matrix, rhs));
 }
 
-// Twin of rule_linalg_solve: at::linalg_solve_ex returns 'info' instead of
-// checking it.
+// Twin of rule_linalg_solve: at::linalg_solve_ex returns 'info' unchecked.
 void exempt_linalg_solve_ex(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   auto rhs = torch::ones({3, 1}, torch::TensorOptions().device(device));
@@ -239,8 +230,7 @@ void rule_linalg_lu_factor(torch::Device device) {
   keep(std::get<0>(at::linalg_lu_factor(matrix)));
 }
 
-// Twin of rule_linalg_lu_factor: at::linalg_lu_factor_ex returns 'info'
-// instead of checking it.
+// Twin of rule_linalg_lu_factor: at::linalg_lu_factor_ex returns 'info'.
 void exempt_linalg_lu_factor_ex(torch::Device device) {
   auto matrix = wellConditionedMatrix(device);
   keep(std::get<0>(at::linalg_lu_factor_ex(matrix)));

@@ -20,8 +20,7 @@ namespace {
 // away.
 volatile std::size_t textSink = 0;
 
-// Streaming a device tensor into a std::ostream copies its values to the
-// host.
+// Streaming a device tensor into a std::ostream copies it to the host.
 void rule_stream_tensor(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   std::ostringstream text;
@@ -29,8 +28,7 @@ void rule_stream_tensor(torch::Device device) {
   textSink = text.str().size();
 }
 
-// Twin of rule_stream_tensor: sizes, dtype, device and toString() are host
-// metadata.
+// Twin of rule_stream_tensor: sizes, dtype, device and toString().
 void exempt_stream_metadata(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   std::ostringstream text;
@@ -39,8 +37,7 @@ void exempt_stream_metadata(torch::Device device) {
   textSink = text.str().size();
 }
 
-// Twin of rule_stream_tensor, rule_at_print and rule_c10_str: a tensor made
-// on the host is formatted without the GPU.
+// Twin of rule_stream_tensor, rule_at_print, rule_c10_str: a host tensor.
 void exempt_format_cpu_tensor() {
   auto values = torch::arange(4);
   std::ostringstream text;
@@ -58,8 +55,7 @@ void rule_at_print(torch::Device device) {
   textSink = text.str().size();
 }
 
-// Twin of rule_at_print: TensorBase::print() prints the type and sizes only
-// (to stdout).
+// Twin of rule_at_print: TensorBase::print() prints type and sizes only.
 void exempt_tensor_print_method(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   values.print();
@@ -93,8 +89,7 @@ void exempt_torch_warn_metadata(torch::Device device) {
   TORCH_WARN("shape ", values.sizes());
 }
 
-// Twin of rule_torch_warn: TORCH_CHECK formats its message only when the
-// check fails, and this one holds.
+// Twin of rule_torch_warn: TORCH_CHECK formats its message only on failure.
 void exempt_torch_check_message(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
   TORCH_CHECK(values.dim() == 1, "expected a vector, got ", values);

@@ -116,15 +116,13 @@ void rule_lambda_calling_item(torch::Device device) {
   hostSink = read();
 }
 
-// LibTorch's inline clip_grad_norm_ (torch/nn/utils/clip_grad.h) reads the
-// total norm from the device to return it as a double.
+// clip_grad_norm_ (inline in torch/nn/utils/clip_grad.h) reads the norm.
 void rule_clip_grad_norm(torch::Device device) {
   std::vector<torch::Tensor> parameters{parameterWithGradient(device)};
   hostSink = torch::nn::utils::clip_grad_norm_(parameters, 1.0);
 }
 
-// Twin of rule_clip_grad_norm: the project's clipping keeps the norm on the
-// device.
+// Twin of rule_clip_grad_norm: the project's clipping, norm on the device.
 void exempt_clip_grad_norm_on_device(torch::Device device) {
   std::vector<torch::Tensor> parameters{parameterWithGradient(device)};
   keep(clipGradNormOnDevice(parameters, 1.0));
