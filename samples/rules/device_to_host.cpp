@@ -13,6 +13,11 @@
 // non_blocking copy from pageable host memory through pinned memory, and the
 // host waits for that; the check does not track whether memory is pinned.
 //
+// Pinned memory comes from LibTorch's caching host allocator, and allocating
+// a new block (cudaHostAlloc) may itself wait for the device: the first
+// pinned block is made in rule_copy_device_to_host, and the twins reuse it,
+// so they keep no pinned tensor alive.
+//
 // Every call that may synchronize is on a line of its own. Tensor results are
 // kept until main returns and never read. Calls that need a CUDA build
 // ('.cuda()', pinned memory) return at once on a CPU-only LibTorch.
@@ -40,6 +45,35 @@ void exempt_cpu_of_host_tensor() {
   keep(host.to(torch::kCPU));
 }
 
+// copy_ into a host tensor, pageable or pinned, waits for the device.
+void rule_copy_device_to_host(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  auto pageable = torch::zeros({4}, torch::kLong);
+  auto pinned = torch::zeros({4}, torch::TensorOptions()
+                                      .dtype(torch::kLong)
+                                      .pinned_memory(device.is_cuda()));
+  pageable.copy_(values);
+  pinned.copy_(values);
+}
+
+// copy_ from a host tensor into a device tensor.
+void rule_copy_host_to_device(torch::Device device) {
+  auto values = torch::zeros({4}, torch::TensorOptions().device(device));
+  auto host = torch::arange(4, torch::kFloat);
+  values.copy_(host);
+}
+
+// Twin of rule_copy_*: non_blocking copies to and from pinned host memory.
+void exempt_copy_non_blocking_pinned(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  auto pinned = torch::zeros(
+      {4}, torch::TensorOptions().dtype(torch::kLong).pinned_memory(true));
+  values.copy_(pinned, /*non_blocking=*/true);
+  pinned.copy_(values, /*non_blocking=*/true);
+}
+
 // to() with a CPU target, however spelled, copies a device tensor to the host.
 void rule_to_cpu(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
@@ -54,7 +88,7 @@ void rule_to_cpu(torch::Device device) {
 // Twin of rule_to_cpu: non_blocking, into pinned memory LibTorch allocates.
 void exempt_to_cpu_non_blocking(torch::Device device) {
   auto values = torch::arange(4, torch::TensorOptions().device(device));
-  keep(values.to(torch::kCPU, /*non_blocking=*/true));
+  auto pinnedCopy = values.to(torch::kCPU, /*non_blocking=*/true);
 }
 
 // Twin of rule_to_cpu: to() naming the tensor's own device, or only a dtype.
@@ -88,33 +122,8 @@ void rule_to_device_non_blocking_from_pageable(torch::Device device) {
 void exempt_to_device_non_blocking_from_pinned(torch::Device device) {
   if (!device.is_cuda())
     return;
-  auto pinned = torch::arange(4, torch::kFloat).pin_memory();
+  auto pinned = torch::arange(4).pin_memory();
   keep(pinned.to(device, /*non_blocking=*/true));
-}
-
-// copy_ from a device tensor into a host tensor.
-void rule_copy_device_to_host(torch::Device device) {
-  auto values = torch::arange(4, torch::TensorOptions().device(device));
-  auto host = torch::zeros({4}, torch::kLong);
-  host.copy_(values);
-}
-
-// copy_ from a host tensor into a device tensor.
-void rule_copy_host_to_device(torch::Device device) {
-  auto values = torch::zeros({4}, torch::TensorOptions().device(device));
-  auto host = torch::arange(4, torch::kFloat);
-  values.copy_(host);
-}
-
-// Twin of rule_copy_*: non_blocking copies to and from pinned host memory.
-void exempt_copy_non_blocking_pinned(torch::Device device) {
-  if (!device.is_cuda())
-    return;
-  auto values = torch::zeros({4}, torch::TensorOptions().device(device));
-  auto pinned = torch::arange(4, torch::kFloat).pin_memory();
-  values.copy_(pinned, /*non_blocking=*/true);
-  pinned.copy_(values, /*non_blocking=*/true);
-  keep(pinned);
 }
 
 // torch::tensor from a host list, on a device, copies the list to the device.
@@ -154,6 +163,9 @@ int main() {
                                                    : torch::kCPU);
   rule_cpu(device);
   exempt_cpu_of_host_tensor();
+  rule_copy_device_to_host(device);
+  rule_copy_host_to_device(device);
+  exempt_copy_non_blocking_pinned(device);
   rule_to_cpu(device);
   exempt_to_cpu_non_blocking(device);
   exempt_to_same_device(device);
@@ -161,9 +173,6 @@ int main() {
   rule_cuda(device);
   rule_to_device_non_blocking_from_pageable(device);
   exempt_to_device_non_blocking_from_pinned(device);
-  rule_copy_device_to_host(device);
-  rule_copy_host_to_device(device);
-  exempt_copy_non_blocking_pinned(device);
   rule_torch_tensor_from_host_list(device);
   exempt_torch_tensor_single_value(device);
   exempt_torch_tensor_on_host();

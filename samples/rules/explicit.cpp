@@ -11,8 +11,14 @@
 // cudaMemcpyToSymbol / cudaMemcpyFromSymbol, which need a __device__ variable
 // and so a CUDA source compiled for the device; this is a C++ source.
 //
-// Every call that may synchronize is on a line of its own. It needs a CUDA
-// build of LibTorch and a GPU; without one, main returns at once.
+// Pinned memory comes from LibTorch's caching host allocator, and allocating
+// a new block (cudaHostAlloc) may itself wait for the device: the first
+// pinned block is made in rule_cuda_memcpy, and the twins reuse it.
+//
+// Every call that may synchronize is on a line of its own. emptyCache comes
+// last, after its twin, so that no later allocation has to ask CUDA for
+// memory again. It needs a CUDA build of LibTorch and a GPU; without one,
+// main returns at once.
 #include <torch/torch.h>
 
 #include <ATen/cuda/CUDAEvent.h>
@@ -226,13 +232,16 @@ void exempt_cuda_event_query_and_stream_wait(torch::Device device) {
   checkCuda(cudaEventDestroy(event));
 }
 
-// cudaMemcpy between the device and pageable host memory, both ways.
+// cudaMemcpy between the device and pageable or pinned host memory.
 void rule_cuda_memcpy(torch::Device device) {
   auto buffer = deviceBuffer(device);
+  auto pinned = pinnedBuffer();
   std::vector<float> host(kElements);
   float *onDevice = buffer.data_ptr<float>();
+  float *pinnedHost = pinned.data_ptr<float>();
   checkCuda(cudaMemcpy(host.data(), onDevice, kBytes, cudaMemcpyDeviceToHost));
   checkCuda(cudaMemcpy(onDevice, host.data(), kBytes, cudaMemcpyHostToDevice));
+  checkCuda(cudaMemcpy(pinnedHost, onDevice, kBytes, cudaMemcpyDeviceToHost));
 }
 
 // Twin of rule_cuda_memcpy: cudaMemcpyAsync with pinned host memory.
@@ -436,17 +445,17 @@ void rule_memcpy_and_sync(torch::Device device) {
                              cudaMemcpyDeviceToHost, stream);
 }
 
-// emptyCache returns cached blocks to CUDA with cudaFree, which waits.
-void rule_empty_cache(torch::Device device) {
-  queueWork(device);
-  c10::cuda::CUDACachingAllocator::emptyCache();
-}
-
-// Twin of rule_empty_cache: the allocator reuses a freed block.
+// Twin of rule_empty_cache: the allocator reuses freed blocks without CUDA.
 void exempt_reuse_cached_block(torch::Device device) {
   auto first = deviceBuffer(device);
   first = torch::Tensor();
   auto reused = deviceBuffer(device);
+}
+
+// emptyCache returns cached blocks to CUDA with cudaFree, which waits.
+void rule_empty_cache(torch::Device device) {
+  queueWork(device);
+  c10::cuda::CUDACachingAllocator::emptyCache();
 }
 
 } // namespace
@@ -483,7 +492,7 @@ int main() {
   rule_cuda_event_method_synchronize(device);
   exempt_cuda_event_method_query_and_block(device);
   rule_memcpy_and_sync(device);
-  rule_empty_cache(device);
   exempt_reuse_cached_block(device);
+  rule_empty_cache(device);
   return anyCallFailed ? 1 : 0;
 }
