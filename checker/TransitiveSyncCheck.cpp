@@ -71,8 +71,12 @@ auto directSync() {
       cxxMemberCallExpr(callee(tensorMethod(Methods))),
       callExpr(callee(functionDecl(hasAnyName(Functions))),
                hasAnyArgument(hasType(isTorchTensor()))),
+      // A device-to-device cudaMemcpy does not wait for the host (as
+      // torch-sync-explicit exempts it).
       callExpr(callee(functionDecl(
-          hasAnyName(functionNames(SyncCategory::Explicit)))))));
+                   hasAnyName(functionNames(SyncCategory::Explicit)))),
+               unless(hasAnyArgument(ignoringParenImpCasts(declRefExpr(to(
+                   enumConstantDecl(hasName("cudaMemcpyDeviceToDevice"))))))))));
 }
 } // namespace
 

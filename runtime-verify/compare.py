@@ -287,7 +287,7 @@ def main():
             synced = any(inside(frame) for sync in syncs.values() for frame in sync["frames"])
             flags = sorted({f["check"] for f in findings if inside((f["file"], f["line"]))
                             and (f["file"], f["line"]) not in excluded})
-            version_only = all((source, n) in excluded for n in range(first + 1, last))
+            version_only = all((source, n) in excluded for n in range(first, last + 1))
             if version_only:
                 verdict = "left out (TORCH_VERSION conditional)"
             elif name.startswith("rule_"):
