@@ -219,6 +219,13 @@ void BooleanMaskCheck::checkIndexing(const CXXMemberCallExpr &Call,
   if (!Fact)
     return;
 
+  // A mask on the CPU indexing a device tensor: from 2.11 on (measured on the
+  // GPU: samples/rules/boolean_mask.cpp), the mask's nonzero() runs on the
+  // host and its indices go to the device without a wait (PyTorch PR
+  // #156384). Earlier releases copied the indices with a blocking copy.
+  if (Method->getName() == "index" && libTorchVersion() >= 211 &&
+      Devices.tensorDevice(Mask) == DeviceKind::CPU)
+    return;
   if (Method->getName() == "index_put_" && Call.getNumArgs() >= 2) {
     const Expr *Value = Call.getArg(1);
     if (!isTensorType(Value->getType())) {
