@@ -202,13 +202,17 @@ bool isProbed(const RuntimeCall &call) {
   return false;
 }
 
-// The probed call in progress on this thread, at its runtime API depth.
+// The probed call in progress on this thread, at its API depth (runtime calls), or a driver call made
+// outside any runtime call.
 struct PendingProbe {
   RuntimeCall call;
   int depth = 0;
   bool active = false;
+  bool driver = false;
 };
 thread_local PendingProbe pendingProbe;
+// Depth of driver API calls made outside runtime calls on this thread.
+thread_local int driverDepth = 0;
 
 std::string driverCopyKind(std::string_view name) {
   for (std::string_view kind : {"HtoD", "DtoH", "DtoD", "HtoA", "AtoH", "DtoA", "AtoD", "AtoA"})
@@ -217,17 +221,115 @@ std::string driverCopyKind(std::string_view name) {
   return {};
 }
 
+// Direction and host memory of a driver copy: from the name (cuMemcpyDtoH), or, for the unified forms
+// (cuMemcpy, cuMemcpy2D, cuMemcpy3D), from the pointers' memory types.
+RuntimeCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  RuntimeCall call;
+  call.api = info.functionName;
+  call.kind = driverCopyKind(info.functionName);
+  auto fromMemoryTypes = [&](const std::string &src, const std::string &dst) {
+    auto onHost = [](const std::string &m) { return m == "pageable" || m == "pinned"; };
+    if (src.empty() || dst.empty())
+      return;
+    call.kind = std::string(onHost(src) ? "H" : "D") + "to" + (onHost(dst) ? "H" : "D");
+    call.hostMemory = call.kind == "HtoD" ? src : call.kind == "DtoH" ? dst : "";
+  };
+  auto fromDescriptor = [&](CUmemorytype srcType, const void *srcHost, CUmemorytype dstType, const void *dstHost) {
+    std::string src = srcType == CU_MEMORYTYPE_HOST ? memoryOf(srcHost) : "device";
+    std::string dst = dstType == CU_MEMORYTYPE_HOST ? memoryOf(dstHost) : "device";
+    fromMemoryTypes(src, dst);
+  };
+  switch (cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy: {
+    const auto *p = static_cast<const cuMemcpy_params *>(info.functionParams);
+    fromMemoryTypes(memoryOf(reinterpret_cast<const void *>(p->src)),
+                    memoryOf(reinterpret_cast<const void *>(p->dst)));
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    call.hostMemory = memoryOf(static_cast<const cuMemcpyDtoH_v2_params *>(info.functionParams)->dstHost);
+    break;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    call.hostMemory = memoryOf(static_cast<const cuMemcpyHtoD_v2_params *>(info.functionParams)->srcHost);
+    break;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2: {
+    const CUDA_MEMCPY2D *c = static_cast<const cuMemcpy2D_v2_params *>(info.functionParams)->pCopy;
+    if (c)
+      fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2: {
+    const CUDA_MEMCPY3D *c = static_cast<const cuMemcpy3D_v2_params *>(info.functionParams)->pCopy;
+    if (c)
+      fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    if (!static_cast<const cuMemFree_v2_params *>(info.functionParams)->dptr)
+      call.kind = "null";
+    break;
+  default:
+    break;
+  }
+  return call;
+}
+
+// The driver calls the host-wait test measures (outside runtime calls): the synchronous copies, and the
+// context and stream synchronizes as a check of the test itself. Their stream is the legacy default one.
+bool isProbedDriverCall(const RuntimeCall &call) {
+  std::string_view name = call.api;
+  if (name.find("Async") != std::string_view::npos || call.kind == "null")
+    return false;
+  for (std::string_view prefix : {"cuMemcpy", "cuMemFree", "cuCtxSynchronize", "cuStreamSynchronize"})
+    if (name.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
+}
+
+void finishProbe() {
+  pendingProbe.active = false;
+  inRecorder = true;
+  std::optional<bool> waited = hostWaitResult();
+  inRecorder = false;
+  if (waited) {
+    const RuntimeCall &call = pendingProbe.call;
+    recordEvent("host_wait", call.api, call.kind, call.hostMemory, *waited ? "waited" : "returned");
+  }
+}
+
+void onDriverApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  // A driver call made inside a runtime call is the runtime call's business.
+  if (runtimeDepth > 0)
+    return;
+  if (info.callbackSite != CUPTI_API_ENTER) {
+    if (pendingProbe.active && pendingProbe.driver && pendingProbe.depth == driverDepth)
+      finishProbe();
+    --driverDepth;
+    return;
+  }
+  ++driverDepth;
+  if (!info.functionName)
+    return;
+  bool watched = isWatched(info.functionName);
+  bool probing = hostWaitEnabled() && !pendingProbe.active;
+  if (!watched && !probing)
+    return;
+  RuntimeCall call = describeDriverCall(cbid, info);
+  if (watched)
+    recordEvent("cupti", call.api, call.kind, call.hostMemory);
+  if (probing && isProbedDriverCall(call)) {
+    inRecorder = true;
+    bool armed = hostWaitArm(nullptr);
+    inRecorder = false;
+    if (armed)
+      pendingProbe = PendingProbe{call, driverDepth, true, true};
+  }
+}
+
 void onRuntimeApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
   if (info.callbackSite != CUPTI_API_ENTER) {
-    if (pendingProbe.active && pendingProbe.depth == runtimeDepth) {
-      pendingProbe.active = false;
-      inRecorder = true;
-      std::optional<bool> waited = hostWaitResult();
-      inRecorder = false;
-      if (waited) {
-        const RuntimeCall &call = pendingProbe.call;
-        recordEvent("host_wait", call.api, call.kind, call.hostMemory, *waited ? "waited" : "returned");
-      }
+    if (pendingProbe.active && !pendingProbe.driver && pendingProbe.depth == runtimeDepth) {
+      finishProbe();
     }
     --runtimeDepth;
     return;
@@ -247,7 +349,7 @@ void onRuntimeApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
     bool armed = hostWaitArm(call.stream);
     inRecorder = false;
     if (armed)
-      pendingProbe = PendingProbe{call, runtimeDepth, true};
+      pendingProbe = PendingProbe{call, runtimeDepth, true, false};
   }
 }
 
@@ -259,17 +361,8 @@ void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cb
     onRuntimeApiCall(cbid, *info);
     return;
   }
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    if (info->callbackSite != CUPTI_API_ENTER || runtimeDepth > 0)
-      return;
-    if (!info->functionName || !isWatched(info->functionName))
-      return;
-    std::string kind = driverCopyKind(info->functionName);
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2 &&
-        !static_cast<const cuMemFree_v2_params *>(info->functionParams)->dptr)
-      kind = "null";
-    recordEvent("cupti", info->functionName, kind);
-  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    onDriverApiCall(cbid, *info);
 }
 
 std::string cuptiError(const char *what, CUptiResult result) {
