@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -74,6 +75,29 @@ struct State {
 State &state() {
   static State *s = new State;
   return *s;
+}
+
+// Set once the observations are written (at exit): from then on, CUDA calls (of static destructors) are
+// neither recorded nor probed.
+std::atomic<bool> finished{false};
+
+// The host-wait test measures each call site (stack of return addresses) this many times at most: a loop
+// that syncs thousands of times would otherwise wait for thousands of sleeps.
+constexpr int kProbesPerStack = 3;
+
+// Whether the call about to run, from the current stack, is still to be measured.
+bool stillToProbe() {
+  void *frames[kMaxFrames];
+  int n = backtrace(frames, kMaxFrames);
+  uint64_t hash = 1469598103934665603ull; // FNV-1a over the return addresses
+  for (int i = 0; i < n; ++i) {
+    hash ^= reinterpret_cast<uintptr_t>(frames[i]);
+    hash *= 1099511628211ull;
+  }
+  static std::mutex mutex;
+  static auto *probes = new std::map<uint64_t, int>;
+  std::lock_guard<std::mutex> lock(mutex);
+  return ++(*probes)[hash] <= kProbesPerStack;
 }
 
 // Set while the recorder itself calls the CUDA runtime, so that those calls are not recorded.
@@ -317,7 +341,7 @@ void onDriverApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
   RuntimeCall call = describeDriverCall(cbid, info);
   if (watched)
     recordEvent("cupti", call.api, call.kind, call.hostMemory);
-  if (probing && isProbedDriverCall(call)) {
+  if (probing && isProbedDriverCall(call) && stillToProbe()) {
     inRecorder = true;
     bool armed = hostWaitArm(nullptr);
     inRecorder = false;
@@ -344,7 +368,7 @@ void onRuntimeApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
   RuntimeCall call = describeRuntimeCall(cbid, info);
   if (watched)
     recordEvent("cupti", call.api, call.kind, call.hostMemory);
-  if (probing && isProbed(call)) {
+  if (probing && isProbed(call) && stillToProbe()) {
     inRecorder = true;
     bool armed = hostWaitArm(call.stream);
     inRecorder = false;
@@ -354,7 +378,7 @@ void onRuntimeApiCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
 }
 
 void CUPTIAPI onApiCall(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
-  if (inRecorder)
+  if (inRecorder || finished.load(std::memory_order_relaxed))
     return;
   const auto *info = static_cast<const CUpti_CallbackData *>(data);
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
@@ -577,6 +601,7 @@ void writeObservations() {
     if (s.stopped)
       return;
     s.stopped = true;
+    finished = true;
     events = s.events;
   }
 
