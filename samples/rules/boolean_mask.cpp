@@ -42,7 +42,7 @@ void rule_index_with_mask_among_other_indices(torch::Device device) {
   keep(matrix.index({Slice(), columnMask}));
 }
 
-// A host mask on a device tensor (the check looks at the tensor's device).
+// A host mask on a device tensor: a blocking copy before 2.11, none measured in 2.11.
 void rule_index_with_host_mask(torch::Device device) {
   auto values = torch::linspace(0, 1, 8, torch::TensorOptions().device(device));
   auto hostMask = torch::arange(8) > 3;
