@@ -43,14 +43,17 @@ constexpr std::string_view kWatchedApis[] = {
     "cuEventSynchronize",    "cuMemcpy",              "cuMemFree",
 };
 
-bool isWatched(std::string_view name) {
-  // Stream-ordered frees do not wait for the device.
-  if (name.find("FreeAsync") != std::string_view::npos)
-    return false;
-  for (std::string_view prefix : kWatchedApis)
+// Whether name starts with one of prefixes.
+template <typename Prefixes> bool startsWithAny(std::string_view name, const Prefixes &prefixes) {
+  for (std::string_view prefix : prefixes)
     if (name.substr(0, prefix.size()) == prefix)
       return true;
   return false;
+}
+
+bool isWatched(std::string_view name) {
+  // Stream-ordered frees do not wait for the device.
+  return name.find("FreeAsync") == std::string_view::npos && startsWithAny(name, kWatchedApis);
 }
 
 struct RawKey {
@@ -220,10 +223,7 @@ bool isProbed(const RuntimeCall &call) {
     return false; // stream-ordered allocation
   if (call.kind == "null")
     return false;
-  for (std::string_view prefix : kProbed)
-    if (name.substr(0, prefix.size()) == prefix)
-      return true;
-  return false;
+  return startsWithAny(name, kProbed);
 }
 
 // The probed call in progress on this thread, at its API depth (runtime calls), or a driver call made
@@ -304,10 +304,9 @@ bool isProbedDriverCall(const RuntimeCall &call) {
   std::string_view name = call.api;
   if (name.find("Async") != std::string_view::npos || call.kind == "null")
     return false;
-  for (std::string_view prefix : {"cuMemcpy", "cuMemFree", "cuCtxSynchronize", "cuStreamSynchronize"})
-    if (name.substr(0, prefix.size()) == prefix)
-      return true;
-  return false;
+  static constexpr std::string_view kProbedDriver[] = {"cuMemcpy", "cuMemFree", "cuCtxSynchronize",
+                                                      "cuStreamSynchronize"};
+  return startsWithAny(name, kProbedDriver);
 }
 
 void finishProbe() {
