@@ -1,11 +1,21 @@
 //===--- DeviceInference.cpp - where does a tensor live? -------------------===//
 
 #include "DeviceInference.h"
+#include "LibTorchApi.h"
+#include "RankInference.h"
+#include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/Builtins.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include <functional>
+#include <tuple>
 
 using namespace clang::ast_matchers;
 
@@ -94,11 +104,30 @@ const Expr *strip(const Expr *E) {
   return E;
 }
 
-/// Matches the places where a function may give variable \p Var a value other
-/// than its initializer: assignments (bound as "assigned"), and the escapes
-/// that let unseen code change it (bound as "escape").
-auto writesToVariable(const VarDecl &Var) {
-  auto Ref = ignoringParenImpCasts(declRefExpr(to(varDecl(equalsNode(&Var)))));
+/// Whether a non-const reference parameter lets its function replace the
+/// caller's tensor, and with it the device. Two kinds of LibTorch parameters
+/// do not (LibTorchApi.h says why): the outputs of ATen's out= functions
+/// ('at::add_out(out, a, b)' writes values into 'out' on its device), and the
+/// forwarding references of 'ModuleHolder::operator()' and
+/// 'Function<T>::apply' whose target 'forward' takes a copy.
+AST_MATCHER(ParmVarDecl, mayReplaceArgument) {
+  return !isAtenOutParameter(Node) && !isForwardedAsCopy(Node);
+}
+
+/// Matches a type that may hold or refer to a tensor (mayCarryDevice).
+AST_MATCHER(QualType, carriesDevice) { return mayCarryDevice(Node); }
+
+/// Matches a class of namespace torch::optim (the optimizers).
+AST_MATCHER(CXXRecordDecl, isTorchOptimizer) {
+  return isInNamespace(&Node, {"torch", "optim"});
+}
+
+/// Matches the places where a function may give the tensor that \p Target
+/// names (a variable, a module's member) a value other than the one it has:
+/// assignments (bound as "assigned"), and the escapes that let unseen code
+/// change it (bound as "escape").
+auto writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
+  auto Ref = ignoringParenImpCasts(Target);
   auto NonConstRef = referenceType(pointee(unless(isConstQualified())));
   return findAll(stmt(anyOf(
       // 'Tensor &r = t' lets the tensor change through another name.
@@ -108,18 +137,85 @@ auto writesToVariable(const VarDecl &Var) {
                           hasArgument(1, expr().bind("assigned"))),
       binaryOperator(isAssignmentOperator(), hasLHS(Ref),
                      hasRHS(expr().bind("assigned"))),
-      // '&t' and 'Tensor &r = t' let the tensor change behind our back.
+      // '&t' lets the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
-
-      callExpr(forEachArgumentWithParam(Ref, parmVarDecl(hasType(NonConstRef))))
+      callExpr(forEachArgumentWithParam(
+                   Ref, parmVarDecl(hasType(NonConstRef), mayReplaceArgument())))
           .bind("escape"),
-      cxxConstructExpr(
-          forEachArgumentWithParam(Ref, parmVarDecl(hasType(NonConstRef))))
+      cxxConstructExpr(forEachArgumentWithParam(
+                           Ref, parmVarDecl(hasType(NonConstRef),
+                                            mayReplaceArgument())))
           .bind("escape"),
-      // 'set_' and 'swap' replace the storage, and with it the device.
+      // 'set_', 'set_data' and 'swap' replace the storage, and with it the
+      // device.
       cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName(
-                                     "set_", "swap", "_set_to"))))
+                                     "set_", "swap", "_set_to", "set_data"))))
           .bind("escape"))));
+}
+
+/// A reference to variable \p Var.
+auto refersTo(const VarDecl &Var) {
+  return declRefExpr(to(varDecl(equalsNode(&Var))));
+}
+
+auto writesToVariable(const VarDecl &Var) { return writesTo(refersTo(Var)); }
+
+/// 'm->' on the torch::nn::ModuleHolder variable \p Var ('m' bound as "ref").
+auto holderArrow(const VarDecl &Var) {
+  return cxxOperatorCallExpr(
+      hasOverloadedOperatorName("->"),
+      hasArgument(0, ignoringParenImpCasts(refersTo(Var).bind("ref"))));
+}
+
+/// The uses of the module held by \p Var that keep its parameters and
+/// buffers where they are, each binding the reference as "ref"; a move,
+/// 'm->to(...)', is also bound as "move". Any other use (passing the holder
+/// on, 'm->apply(...)', 'm->reset()', 'torch::load(m, ...)', handing out its
+/// parameters or submodules) may move the module.
+auto moduleUses(const VarDecl &Var) {
+  auto Ref = ignoringParenImpCasts(refersTo(Var).bind("ref"));
+  auto Arrow = holderArrow(Var);
+  auto Parameters = cxxMemberCallExpr(
+      on(Arrow), callee(cxxMethodDecl(hasAnyName("parameters",
+                                                 "named_parameters"))));
+  return findAll(stmt(anyOf(
+      // 'm(x)': ModuleHolder::operator() calls forward (torch/nn/pimpl.h).
+      cxxOperatorCallExpr(hasOverloadedOperatorName("()"), hasArgument(0, Ref)),
+      // 'os << m' prints the module's description (torch/nn/pimpl.h).
+      cxxOperatorCallExpr(hasOverloadedOperatorName("<<"), hasArgument(1, Ref)),
+      // forward() and the torch::nn::Module methods that read, or update in
+      // place, the parameters and buffers (torch/nn/module.h).
+      cxxMemberCallExpr(on(Arrow),
+                        callee(cxxMethodDecl(hasAnyName(
+                            "forward", "train", "eval", "is_training",
+                            "zero_grad", "pretty_print", "name")))),
+      // 'm->to(device)' moves every parameter and buffer (module.cpp).
+      cxxMemberCallExpr(on(Arrow), callee(cxxMethodDecl(hasName("to"))))
+          .bind("move"),
+      // 'Optimizer(m->parameters(), options)': the optimizers of torch::optim
+      // update the parameters in place (torch/csrc/api/src/optim/*.cpp).
+      cxxConstructExpr(
+          hasDeclaration(cxxConstructorDecl(ofClass(isTorchOptimizer()))),
+          hasAnyArgument(ignoringImplicit(anyOf(
+              Parameters,
+              cxxConstructExpr(hasArgument(0, ignoringImplicit(Parameters))))))),
+      // 'm->weight': a read of a tensor member; writes are looked for apart.
+      memberExpr(hasObjectExpression(ignoringParenImpCasts(Arrow)),
+                 member(fieldDecl(hasType(qualType(isTorchTensor()))))))));
+}
+
+/// Whether \p Arg, an argument for a module's constructor or an options
+/// argument, may hand a tensor or a module over: its type may carry a device
+/// (mayCarryDevice), or a call inside it takes such an argument
+/// ('EmbeddingOptions(10, 3)._weight(w)'). 'Linear(w.size(0), 1)' does not.
+bool mayHandOverDevice(const Expr &Arg, ASTContext &Context) {
+  if (mayCarryDevice(Arg.getType()))
+    return true;
+  auto TakesCarrier = hasAnyArgument(hasType(qualType(carriesDevice())));
+  return !match(findAll(expr(anyOf(callExpr(TakesCarrier),
+                                   cxxConstructExpr(TakesCarrier)))),
+                Arg, Context)
+              .empty();
 }
 
 /// Whether \p T is a list of tensors: at::TensorList (ArrayRef<Tensor>),
@@ -133,6 +229,271 @@ bool isTensorList(QualType T) {
   const TemplateArgument &First = Specialization->getTemplateArgs()[0];
   return First.getKind() == TemplateArgument::Type &&
          isTensorType(First.getAsType());
+}
+
+/// Whether \p Callee is one of LibTorch's own functions or operators: in
+/// namespace at, c10 or torch, or a member of a class there (at::Tensor).
+bool isLibraryFunction(const FunctionDecl &Callee) {
+  const Decl *Owner = &Callee;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Callee))
+    Owner = Method->getParent();
+  StringRef NS = topLevelNamespace(Owner);
+  return NS == "at" || NS == "c10" || NS == "torch";
+}
+
+/// ATen's binary operators that are element-wise TensorIterator operations
+/// (aten/src/ATen/TensorOperators.h): arithmetic, comparisons, bitwise.
+bool isElementwiseOperator(OverloadedOperatorKind Kind) {
+  switch (Kind) {
+  case OO_Plus:
+  case OO_Minus:
+  case OO_Star:
+  case OO_Slash:
+  case OO_Percent:
+  case OO_Amp:
+  case OO_Pipe:
+  case OO_Caret:
+  case OO_EqualEqual:
+  case OO_ExclaimEqual:
+  case OO_Less:
+  case OO_Greater:
+  case OO_LessEqual:
+  case OO_GreaterEqual:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// Out-of-place binary tensor methods and at:: functions that are
+/// element-wise TensorIterator operations (aten/src/ATen/native/
+/// BinaryOps.cpp, their structured meta functions build a binary_op or
+/// comparison_op iterator).
+bool isElementwiseName(StringRef Name) {
+  static constexpr llvm::StringLiteral Names[] = {
+      "add",         "sub",         "subtract",    "mul",
+      "multiply",    "div",         "divide",      "true_divide",
+      "floor_divide", "remainder",  "fmod",        "pow",
+      "eq",          "ne",          "lt",          "le",
+      "gt",          "ge",          "greater",     "less",
+      "greater_equal", "less_equal", "not_equal",  "logical_and",
+      "logical_or",  "logical_xor", "bitwise_and", "bitwise_or",
+      "bitwise_xor", "maximum",     "minimum",     "fmax",
+      "fmin",        "atan2",       "hypot",       "copysign",
+      "xlogy"};
+  return llvm::is_contained(Names, Name);
+}
+
+/// The local tensor variable that \p E names, directly or as 't.device()' or
+/// 't.device().type()' (the forms a device test is written with); null
+/// otherwise.
+const VarDecl *testedTensor(const Expr *E) {
+  E = strip(E);
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Var && Var->hasLocalStorage() && isTensorType(Var->getType()) ? Var
+                                                                         : nullptr;
+  }
+  const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() || Member->getNumArgs() != 0 ||
+      (Method->getName() != "device" && Method->getName() != "type"))
+    return nullptr;
+  return testedTensor(Member->getImplicitObjectArgument());
+}
+
+/// A device that a condition, when it is \p Truth, gives a variable.
+using DeviceTest = std::pair<const VarDecl *, DeviceKind>;
+
+/// Whether a statement never completes normally: it returns, throws, calls a
+/// [[noreturn]] function (torchCheckFail, torchInternalAssertFail), breaks or
+/// continues, in all its paths that the checks can see (a block with such a
+/// statement, an 'if' whose branches all do, a 'do { ... } while (0)' around
+/// one).
+bool neverFallsThrough(const Stmt *S, ASTContext &Context) {
+  if (!S)
+    return false;
+  if (isa<ReturnStmt, BreakStmt, ContinueStmt>(S))
+    return true;
+  if (const auto *Attributed = dyn_cast<AttributedStmt>(S))
+    return neverFallsThrough(Attributed->getSubStmt(), Context);
+  if (const auto *E = dyn_cast<Expr>(S)) {
+    E = E->IgnoreImplicit();
+    if (isa<CXXThrowExpr>(E))
+      return true;
+    const auto *Call = dyn_cast<CallExpr>(E);
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    return Callee && Callee->isNoReturn();
+  }
+  if (const auto *Block = dyn_cast<CompoundStmt>(S))
+    return llvm::any_of(Block->body(), [&](const Stmt *Child) {
+      return neverFallsThrough(Child, Context);
+    });
+  auto ConstantCondition = [&](const Expr *Cond) -> std::optional<bool> {
+    bool Value = false;
+    if (Cond && !Cond->isValueDependent() &&
+        Cond->EvaluateAsBooleanCondition(Value, Context))
+      return Value;
+    return std::nullopt;
+  };
+  if (const auto *If = dyn_cast<IfStmt>(S)) {
+    std::optional<bool> Constant = ConstantCondition(If->getCond());
+    if (Constant)
+      return neverFallsThrough(*Constant ? If->getThen() : If->getElse(),
+                               Context);
+    return neverFallsThrough(If->getThen(), Context) &&
+           neverFallsThrough(If->getElse(), Context);
+  }
+  // 'do { ... } while (0)', the body of statement-like macros (AT_ERROR), when
+  // nothing in it breaks out.
+  if (const auto *Do = dyn_cast<DoStmt>(S))
+    return ConstantCondition(Do->getCond()) == std::optional<bool>(false) &&
+           match(findAll(stmt(anyOf(breakStmt(), continueStmt()))),
+                 *Do->getBody(), Context)
+               .empty() &&
+           neverFallsThrough(Do->getBody(), Context);
+  return false;
+}
+
+/// The devices that condition \p Cond, when it evaluates to \p Truth, gives
+/// to local tensor variables: 't.is_cuda()' and 't.device().is_cuda()' (CUDA
+/// when true, not CUDA when false), 't.is_cpu()' (CPU when true),
+/// 't.device() == at::kCUDA' and 't.device().type() != c10::kCPU'-style
+/// comparisons with a named device, through '!', '&&', '||', parentheses,
+/// casts to bool and '__builtin_expect' (C10_UNLIKELY in TORCH_CHECK). A
+/// tensor that is not on CUDA counts as on the CPU: the checks are about
+/// CUDA synchronizations.
+void collectDeviceTests(const Expr *Cond, bool Truth, DeviceInference &Devices,
+                        SmallVectorImpl<DeviceTest> &Out) {
+  if (!Cond)
+    return;
+  const Expr *E = Cond->IgnoreParenImpCasts();
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && Call->getBuiltinCallee() == Builtin::BI__builtin_expect &&
+      Call->getNumArgs() >= 1)
+    return collectDeviceTests(Call->getArg(0), Truth, Devices, Out);
+  if (const auto *Cast = dyn_cast<ExplicitCastExpr>(E);
+      Cast && Cast->getType()->isBooleanType())
+    return collectDeviceTests(Cast->getSubExpr(), Truth, Devices, Out);
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+      Unary && Unary->getOpcode() == UO_LNot)
+    return collectDeviceTests(Unary->getSubExpr(), !Truth, Devices, Out);
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E)) {
+    // 'a && b' true, or 'a || b' false, makes both sides so.
+    if ((Binary->getOpcode() == BO_LAnd && Truth) ||
+        (Binary->getOpcode() == BO_LOr && !Truth)) {
+      collectDeviceTests(Binary->getLHS(), Truth, Devices, Out);
+      collectDeviceTests(Binary->getRHS(), Truth, Devices, Out);
+      return;
+    }
+  }
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    if (!Method || !Method->getIdentifier() || Member->getNumArgs() != 0)
+      return;
+    const VarDecl *Var = testedTensor(Member->getImplicitObjectArgument());
+    if (!Var)
+      return;
+    if (Method->getName() == "is_cuda")
+      Out.emplace_back(Var, Truth ? DeviceKind::CUDA : DeviceKind::CPU);
+    else if (Method->getName() == "is_cpu" && Truth)
+      Out.emplace_back(Var, DeviceKind::CPU);
+    return;
+  }
+  // 't.device() == at::kCUDA', 't.device().type() != c10::DeviceType::CPU'.
+  const Expr *LHS = nullptr, *RHS = nullptr;
+  bool Equal = true;
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E);
+      Binary && Binary->isEqualityOp()) {
+    LHS = Binary->getLHS();
+    RHS = Binary->getRHS();
+    Equal = Binary->getOpcode() == BO_EQ;
+  } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+             Operator && Operator->getNumArgs() == 2 &&
+             (Operator->getOperator() == OO_EqualEqual ||
+              Operator->getOperator() == OO_ExclaimEqual)) {
+    LHS = Operator->getArg(0);
+    RHS = Operator->getArg(1);
+    Equal = Operator->getOperator() == OO_EqualEqual;
+  }
+  if (!LHS)
+    return;
+  const VarDecl *Var = testedTensor(LHS);
+  const Expr *Named = RHS;
+  if (!Var) {
+    Var = testedTensor(RHS);
+    Named = LHS;
+  }
+  // 'a == b' between tensors is an element-wise comparison, no device test.
+  if (!Var || isTensorType(Named->getType()))
+    return;
+  DeviceKind Device = Devices.targetDevice(Named);
+  if (Device != DeviceKind::CPU && Device != DeviceKind::CUDA)
+    return;
+  if (Equal == Truth)
+    Out.emplace_back(Var, Device);
+  else if (Device == DeviceKind::CUDA)
+    Out.emplace_back(Var, DeviceKind::CPU);
+}
+
+/// The expansion range of \p S in its file: (file, begin offset, end offset).
+std::optional<std::tuple<FileID, unsigned, unsigned>>
+expansionOffsets(SourceLocation Begin, SourceLocation End,
+                 const SourceManager &SM) {
+  Begin = SM.getExpansionLoc(Begin);
+  End = SM.getExpansionRange(End).getEnd();
+  if (Begin.isInvalid() || End.isInvalid())
+    return std::nullopt;
+  auto [BeginFile, BeginOffset] = SM.getDecomposedLoc(Begin);
+  auto [EndFile, EndOffset] = SM.getDecomposedLoc(End);
+  if (BeginFile != EndFile || EndOffset < BeginOffset)
+    return std::nullopt;
+  return std::make_tuple(BeginFile, BeginOffset, EndOffset);
+}
+
+/// Whether \p Name is the name of the function that TORCH_LIBRARY_IMPL(ns,
+/// CPU, m) defines: 'TORCH_LIBRARY_IMPL_init_<ns>_CPU_<uid>'
+/// (torch/library.h, _TORCH_LIBRARY_IMPL).
+bool isCpuRegistrationName(StringRef Name) {
+  return Name.starts_with("TORCH_LIBRARY_IMPL_init_") &&
+         Name.rtrim("0123456789").ends_with("_CPU_");
+}
+
+/// The function that \p Arg, a kernel argument of 'Library::impl', names:
+/// '&f', 'f', 'TORCH_FN(f)' (a c10::CompileTimeFunctionPointer<F, f>), or a
+/// lambda's call operator; null otherwise.
+const FunctionDecl *registeredKernel(const Expr *Arg) {
+  const Expr *E = Arg->IgnoreUnlessSpelledInSource()->IgnoreParens();
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E);
+      Unary && Unary->getOpcode() == UO_AddrOf)
+    E = Unary->getSubExpr()->IgnoreUnlessSpelledInSource()->IgnoreParens();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<FunctionDecl>(Ref->getDecl());
+  if (const auto *Lambda = dyn_cast<LambdaExpr>(E))
+    return Lambda->getCallOperator();
+  const auto *Pointer = dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      E->getType().getNonReferenceType()->getAsRecordDecl());
+  if (!Pointer || !Pointer->getIdentifier() ||
+      Pointer->getName() != "CompileTimeFunctionPointer" ||
+      Pointer->getTemplateArgs().size() < 2)
+    return nullptr;
+  const TemplateArgument &Function = Pointer->getTemplateArgs()[1];
+  return Function.getKind() == TemplateArgument::Declaration
+             ? dyn_cast<FunctionDecl>(Function.getAsDecl())
+             : nullptr;
+}
+
+/// Matches a function that may be private to the main file: not a member,
+/// not 'main', with internal linkage or declared in the main file only.
+AST_MATCHER(FunctionDecl, mayBeFilePrivate) {
+  if (isa<CXXMethodDecl>(Node) || Node.isMain())
+    return false;
+  if (!Node.isExternallyVisible())
+    return true;
+  const SourceManager &SM = Finder->getASTContext().getSourceManager();
+  return llvm::all_of(Node.redecls(), [&](const FunctionDecl *Redecl) {
+    return SM.isInMainFile(SM.getExpansionLoc(Redecl->getLocation()));
+  });
 }
 
 } // namespace
@@ -186,23 +547,33 @@ DeviceKind joinAlternatives(DeviceKind A, DeviceKind B) {
 }
 
 DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
-  // Parameters, globals and statics can hold a tensor from anywhere.
-  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage())
+  // Globals and statics can hold a tensor from anywhere.
+  if (!Var.hasLocalStorage())
     return DeviceKind::Unknown;
   auto Cached = VariableCache.find(&Var);
   if (Cached != VariableCache.end())
     return Cached->second;
 
-  const Expr *Init = Var.getInit();
-  // A reference to another variable is an alias: its device is the other
-  // variable's, which may change through either name.
-  if (Var.getType()->isReferenceType() &&
-      (!Init || isa<DeclRefExpr>(strip(Init))))
-    return DeviceKind::Unknown;
+  const auto *Param = dyn_cast<ParmVarDecl>(&Var);
+  const Expr *Init = Param ? nullptr : Var.getInit();
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
   if (!Function || !Function->getBody())
     return DeviceKind::Unknown;
+  if (Var.getType()->isReferenceType()) {
+    // A local reference to another variable is an alias: its device is the
+    // other variable's, which may change through either name.
+    if (!Param && (!Init || isa<DeclRefExpr>(strip(Init))))
+      return DeviceKind::Unknown;
+    // A reference parameter may alias another one that the function writes.
+    if (Param && llvm::any_of(Function->parameters(), [&](const ParmVarDecl *Other) {
+          QualType T = Other->getType();
+          return Other != Param && T->isLValueReferenceType() &&
+                 !T.getNonReferenceType().isConstQualified() &&
+                 (isTensorType(T) || isTensorList(T));
+        }))
+      return DeviceKind::Unknown;
+  }
 
   const bool IsTensor = isTensorType(Var.getType());
   auto Evaluate = [&](const Expr *E) {
@@ -210,7 +581,9 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   };
 
   VariableCache[&Var] = DeviceKind::Unspecified; // in progress
-  DeviceKind Result = Init ? Evaluate(Init) : DeviceKind::Unspecified;
+  DeviceKind Result = Param ? parameterDevice(*Param, Depth)
+                            : Init ? Evaluate(Init)
+                                   : DeviceKind::Unspecified;
   if (Result != DeviceKind::Unknown) {
     for (const BoundNodes &Nodes :
          match(writesToVariable(Var), *Function->getBody(), Context)) {
@@ -244,13 +617,20 @@ const Expr *DeviceInference::singleValue(const VarDecl &Var) {
   if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
       Var.getType()->isReferenceType())
     return nullptr;
+  return isNeverWritten(Var) ? Var.getInit() : nullptr;
+}
+
+bool DeviceInference::isNeverWritten(const VarDecl &Var) {
+  auto Cached = NeverWrittenCache.find(&Var);
+  if (Cached != NeverWrittenCache.end())
+    return Cached->second;
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
-  if (!Function || !Function->getBody())
-    return nullptr;
-  if (!match(writesToVariable(Var), *Function->getBody(), Context).empty())
-    return nullptr;
-  return Var.getInit();
+  bool Result = Function && Function->getBody() &&
+                match(writesToVariable(Var), *Function->getBody(), Context)
+                    .empty();
+  NeverWrittenCache[&Var] = Result;
+  return Result;
 }
 
 DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
@@ -259,27 +639,46 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
     return DeviceKind::Unknown;
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      return variableDevice(*Var, Depth);
-    return DeviceKind::Unknown;
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var)
+      return DeviceKind::Unknown;
+    DeviceKind Device = variableDevice(*Var, Depth);
+    // A guard or branch on the device ('TORCH_CHECK(t.is_cuda())') says
+    // more about a tensor whose value is not known.
+    return Device == DeviceKind::Unknown ? guardedDevice(*Var, *Ref) : Device;
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
     return memberCallDevice(*Member, Depth);
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return memberDevice(*Member, Depth);
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
-    if (Operator->isAssignmentOp())
+    // 'm(x)' on a module holder runs the module's forward.
+    if (Operator->getOperator() == OO_Call && Operator->getNumArgs() >= 1 &&
+        heldModule(Operator->getArg(0)->getType()))
+      return moduleForwardDevice(
+          Operator->getArg(0),
+          llvm::ArrayRef(Operator->getArgs() + 1, Operator->getNumArgs() - 1),
+          Depth);
+    const FunctionDecl *Callee = Operator->getDirectCallee();
+    // Only LibTorch's operators are known to compute where their operands
+    // live; a project's own operator may not.
+    if (Operator->isAssignmentOp() || !Callee || !isLibraryFunction(*Callee))
       return DeviceKind::Unknown;
-    // Arithmetic, comparison and indexing keep their tensor inputs' device.
-    // An operand still being analysed ('x = x + 1') is Unspecified and
-    // leaves the result to the other operands.
+    SmallVector<const Expr *, 2> Operands;
+    for (const Expr *Arg : Operator->arguments())
+      if (isTensorType(Arg->getType()))
+        Operands.push_back(Arg);
+    if (Operands.empty())
+      return DeviceKind::Unknown;
+    if (isElementwiseOperator(Operator->getOperator()))
+      return elementwiseDevice(Operands, Depth);
+    // Indexing and the unary operators keep their tensor inputs' device. An
+    // operand still being analysed ('x = x + 1') is Unspecified and leaves
+    // the result to the other operands.
     DeviceKind Result = DeviceKind::Unspecified;
-    bool HasTensorOperand = false;
-    for (const Expr *Arg : Operator->arguments()) {
-      if (!isTensorType(Arg->getType()))
-        continue;
-      HasTensorOperand = true;
-      Result = combineInputs(Result, tensorDevice(Arg, Depth + 1));
-    }
-    return HasTensorOperand ? Result : DeviceKind::Unknown;
+    for (const Expr *Operand : Operands)
+      Result = combineInputs(Result, tensorDevice(Operand, Depth + 1));
+    return Result;
   }
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return functionCallDevice(*Call, Depth);
@@ -296,14 +695,46 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
   return DeviceKind::Unknown;
 }
 
+DeviceKind
+DeviceInference::elementwiseDevice(llvm::ArrayRef<const Expr *> Operands,
+                                   unsigned Depth) {
+  SmallVector<DeviceKind, 2> Devices;
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const Expr *Operand : Operands) {
+    Devices.push_back(tensorDevice(Operand, Depth + 1));
+    Result = combineInputs(Result, Devices.back());
+  }
+  if (Result != DeviceKind::Unknown)
+    return Result;
+  // TensorIterator takes the first operand that is not on the CPU as the
+  // common device, and then accepts a CPU operand only when it is a 0-dim
+  // input (aten/src/ATen/TensorIterator.cpp, compute_types): a CPU operand
+  // of rank >= 1 leaves the CPU as the only device the operation runs on.
+  for (unsigned I = 0; I < Operands.size(); ++I)
+    if (Devices[I] == DeviceKind::CPU &&
+        isPositiveRankTensor(Operands[I], *this))
+      return DeviceKind::CPU;
+  return Result;
+}
+
 DeviceKind DeviceInference::memberCallDevice(const CXXMemberCallExpr &Call,
                                              unsigned Depth) {
   const CXXMethodDecl *Method = Call.getMethodDecl();
   const Expr *Receiver = Call.getImplicitObjectArgument();
-  if (!Method || !Receiver || !Method->getIdentifier() ||
-      !isTensorType(Receiver->getType()))
+  if (!Method || !Receiver || !Method->getIdentifier())
     return DeviceKind::Unknown;
   StringRef Name = Method->getName();
+  if (!isTensorType(Receiver->getType())) {
+    // 'm->forward(x)' on a module holder.
+    const auto *Arrow =
+        dyn_cast<CXXOperatorCallExpr>(Receiver->IgnoreParenImpCasts());
+    if (Name == "forward" && Arrow && Arrow->getOperator() == OO_Arrow &&
+        isTensorType(Call.getType()))
+      return moduleForwardDevice(
+          Arrow->getArg(0), llvm::ArrayRef(Call.getArgs(), Call.getNumArgs()),
+          Depth);
+    return DeviceKind::Unknown;
+  }
   if (Name == "set_")
     return DeviceKind::Unknown;
   DeviceKind Target = transferTarget(Call, Depth);
@@ -312,6 +743,27 @@ DeviceKind DeviceInference::memberCallDevice(const CXXMemberCallExpr &Call,
   // Other tensor methods compute where their receiver lives.
   if (!isTensorType(Call.getType()))
     return DeviceKind::Unknown;
+  // 'a.add(b)', 'a.eq(b)': a 0-dim CPU receiver follows its operand.
+  if (isElementwiseName(Name)) {
+    SmallVector<const Expr *, 2> Operands{Receiver};
+    for (const Expr *Arg : Call.arguments())
+      if (isTensorType(Arg->getType()))
+        Operands.push_back(Arg);
+    if (Operands.size() > 1)
+      return elementwiseDevice(Operands, Depth);
+  }
+  // 'x.new_zeros(sizes, options)' allocates on the options' device, if any.
+  if (Name.starts_with("new_")) {
+    DeviceKind Options = DeviceKind::Unspecified;
+    for (const Expr *Arg : Call.arguments()) {
+      StringRef Record = libraryRecordName(Arg->getType());
+      if (Record == "TensorOptions" || Record == "Device" ||
+          libraryEnumName(Arg->getType()) == "DeviceType")
+        Options = joinAlternatives(Options, targetDevice(Arg, Depth + 1));
+    }
+    if (Options != DeviceKind::Unspecified)
+      return Options;
+  }
   return tensorDevice(Receiver, Depth + 1);
 }
 
@@ -320,6 +772,19 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee || !isTensorType(Call.getType()))
     return DeviceKind::Unknown;
+  // The functional API of torch::nn ('torch::nn::functional::mse_loss')
+  // computes with ATen on its tensor inputs, and on the tensors its options
+  // carry, if any.
+  if (isInNamespace(Callee, {"torch", "nn", "functional"})) {
+    DeviceKind Inputs = DeviceKind::Unspecified;
+    for (const Expr *Arg : Call.arguments()) {
+      if (isTensorType(Arg->getType()))
+        Inputs = combineInputs(Inputs, tensorDevice(Arg, Depth + 1));
+      else if (mayHandOverDevice(*Arg, Context))
+        return DeviceKind::Unknown;
+    }
+    return Inputs == DeviceKind::Unspecified ? DeviceKind::Unknown : Inputs;
+  }
   // Only ATen's and the C++ frontend's own functions are known to put their
   // result where their inputs or options say; a user's function may not.
   StringRef NS = topLevelNamespace(Callee);
@@ -328,9 +793,11 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
 
   DeviceKind Options = DeviceKind::Unspecified;
   DeviceKind Inputs = DeviceKind::Unspecified;
+  SmallVector<const Expr *, 2> Tensors;
   for (const Expr *Arg : Call.arguments()) {
     QualType T = Arg->getType();
     if (isTensorType(T)) {
+      Tensors.push_back(Arg);
       Inputs = combineInputs(Inputs, tensorDevice(Arg, Depth + 1));
       continue;
     }
@@ -345,9 +812,513 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
   }
   if (Options != DeviceKind::Unspecified)
     return Options;
+  // 'at::mul(a, b)' with a CPU operand of rank >= 1 (elementwiseDevice).
+  if (Inputs == DeviceKind::Unknown && Tensors.size() > 1 &&
+      Callee->getIdentifier() && isElementwiseName(Callee->getName()))
+    return elementwiseDevice(Tensors, Depth);
   // A factory ('zeros', 'from_blob', 'torch::tensor') without a device
   // allocates on the CPU: C++ has no default-device setting.
   return Inputs == DeviceKind::Unspecified ? DeviceKind::CPU : Inputs;
+}
+
+DeviceKind DeviceInference::memberDevice(const MemberExpr &Member,
+                                         unsigned Depth) {
+  const auto *Field = dyn_cast<FieldDecl>(Member.getMemberDecl());
+  if (!Field || !isTensorType(Field->getType()))
+    return DeviceKind::Unknown;
+  // 'm->weight': a parameter or buffer of a module held by 'm'.
+  const auto *Arrow =
+      dyn_cast<CXXOperatorCallExpr>(Member.getBase()->IgnoreParenImpCasts());
+  if (Member.isArrow() && Arrow && Arrow->getOperator() == OO_Arrow) {
+    const CXXRecordDecl *Module = heldModule(Arrow->getArg(0)->getType());
+    return Module && isLibraryLeafModule(*Module)
+               ? moduleDevice(Arrow->getArg(0), Depth + 1)
+               : DeviceKind::Unknown;
+  }
+  // 'batch.data', 'example.target' of a torch::data::Example from a dataset
+  // whose examples are made on the CPU.
+  const auto *Example = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (Example && Example->getIdentifier() && Example->getName() == "Example" &&
+      isInNamespace(Example, {"torch", "data"}) &&
+      datasetYieldsCpu(exampleDataset(Member.getBase())))
+    return DeviceKind::CPU;
+  return DeviceKind::Unknown;
+}
+
+QualType DeviceInference::exampleDataset(const Expr *E) {
+  for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+    E = strip(E);
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var)
+        return QualType();
+      // 'for (auto &batch : *loader)': the loader's dataset.
+      const auto *Function =
+          dyn_cast_or_null<FunctionDecl>(Var->getParentFunctionOrMethod());
+      if (Function && Function->getBody())
+        for (const BoundNodes &Nodes :
+             match(findAll(cxxForRangeStmt(hasLoopVariable(equalsNode(Var)))
+                               .bind("for")),
+                   *Function->getBody(), Context))
+          if (const Expr *Range =
+                  Nodes.getNodeAs<CXXForRangeStmt>("for")->getRangeInit())
+            return loaderDataset(Range->getType());
+      E = singleValue(*Var);
+      continue;
+    }
+    // '*loader->begin()'.
+    if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
+      const auto *Begin = Operator->getOperator() == OO_Star
+                              ? dyn_cast<CXXMemberCallExpr>(strip(Operator->getArg(0)))
+                              : nullptr;
+      const CXXMethodDecl *Method = Begin ? Begin->getMethodDecl() : nullptr;
+      if (!Method || !Method->getIdentifier() || Method->getName() != "begin")
+        return QualType();
+      return loaderDataset(Begin->getImplicitObjectArgument()->getType());
+    }
+    // 'dataset.get_batch(i)', 'dataset.get(i)'.
+    const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+    const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+    if (!Method || !Method->getIdentifier() ||
+        (Method->getName() != "get_batch" && Method->getName() != "get"))
+      return QualType();
+    return strip(Member->getImplicitObjectArgument())->getType();
+  }
+  return QualType();
+}
+
+DeviceKind DeviceInference::moduleDevice(const Expr *Holder, unsigned Depth) {
+  const Expr *E = strip(Holder);
+  if (!E || Depth > MaxDepth)
+    return DeviceKind::Unknown;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    return Var ? moduleVariableDevice(*Var, Depth) : DeviceKind::Unknown;
+  }
+  // A module made where it is used: 'torch::nn::MSELoss()(a, b)'.
+  const auto *Construct = dyn_cast<CXXConstructExpr>(E);
+  if (!Construct)
+    return DeviceKind::Unknown;
+  const CXXRecordDecl *Module = heldModule(Construct->getType());
+  if (!Module || !isLibraryLeafModule(*Module))
+    return DeviceKind::Unknown;
+  // Its constructor creates the parameters and buffers on the CPU, unless an
+  // argument hands it a tensor or a module (EmbeddingOptions::_weight, a
+  // holder to share).
+  for (const Expr *Arg : Construct->arguments())
+    if (mayHandOverDevice(*Arg, Context))
+      return DeviceKind::Unknown;
+  return DeviceKind::CPU;
+}
+
+DeviceKind DeviceInference::moduleVariableDevice(const VarDecl &Var,
+                                                 unsigned Depth) {
+  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
+      Var.getType()->isReferenceType())
+    return DeviceKind::Unknown;
+  auto Cached = ModuleCache.find(&Var);
+  if (Cached != ModuleCache.end())
+    return Cached->second;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  ModuleCache[&Var] = DeviceKind::Unknown; // in progress
+  if (!Function || !Function->getBody() ||
+      !isa<CXXConstructExpr>(strip(Var.getInit())))
+    return DeviceKind::Unknown;
+  DeviceKind Result = moduleDevice(Var.getInit(), Depth + 1);
+  const Stmt &Body = *Function->getBody();
+  if (Result != DeviceKind::Unknown) {
+    // Every use of the holder must be one that keeps the module where it is,
+    // or a move to a known device.
+    llvm::SmallPtrSet<const DeclRefExpr *, 8> Kept;
+    for (const BoundNodes &Nodes : match(moduleUses(Var), Body, Context)) {
+      Kept.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
+      if (const auto *Move = Nodes.getNodeAs<CXXMemberCallExpr>("move"))
+        Result = joinAlternatives(
+            Result, Move->getNumArgs() == 0
+                        ? DeviceKind::Unknown
+                        : targetDevice(Move->getArg(0), Depth + 1));
+    }
+    for (const BoundNodes &Nodes :
+         match(findAll(refersTo(Var).bind("ref")), Body, Context))
+      if (!Kept.contains(Nodes.getNodeAs<DeclRefExpr>("ref")))
+        Result = DeviceKind::Unknown;
+    // 'm->weight = t', 'm->weight.set_data(t)': a member given another tensor.
+    if (Result != DeviceKind::Unknown &&
+        !match(writesTo(memberExpr(
+                   hasObjectExpression(ignoringParenImpCasts(holderArrow(Var))),
+                   member(fieldDecl()))),
+               Body, Context)
+             .empty())
+      Result = DeviceKind::Unknown;
+  }
+  ModuleCache[&Var] = Result;
+  return Result;
+}
+
+DeviceKind DeviceInference::moduleForwardDevice(
+    const Expr *Holder, llvm::ArrayRef<const Expr *> Args, unsigned Depth) {
+  const CXXRecordDecl *Module = heldModule(Holder->getType());
+  if (!Module || !isLibraryLeafModule(*Module))
+    return DeviceKind::Unknown;
+  // A leaf module's forward computes from its inputs, parameters and
+  // buffers, which ATen requires on one device: a CUDA input makes a CUDA
+  // result whatever the module's device.
+  DeviceKind Result = moduleDevice(Holder, Depth + 1);
+  for (const Expr *Arg : Args) {
+    if (isTensorType(Arg->getType()))
+      Result = combineInputs(Result, tensorDevice(Arg, Depth + 1));
+    else if (mayHandOverDevice(*Arg, Context))
+      Result = combineInputs(Result, DeviceKind::Unknown); // a state, a list
+  }
+  return Result;
+}
+
+DeviceKind DeviceInference::guardedDevice(const VarDecl &Var, const Expr &Use) {
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  if (!Function || !Function->getBody() || !isTensorType(Var.getType()))
+    return DeviceKind::Unknown;
+  llvm::ArrayRef<DeviceFact> Facts = deviceFacts(*Function);
+  if (Facts.empty())
+    return DeviceKind::Unknown;
+  const SourceManager &SM = Context.getSourceManager();
+  auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Use.getBeginLoc()));
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const DeviceFact &Fact : Facts)
+    if (Fact.Var == &Var && Fact.File == File && Fact.Begin < Offset &&
+        Offset <= Fact.End)
+      Result = joinAlternatives(Result, Fact.Device);
+  // The facts hold only for a variable that nothing reassigns between the
+  // test and the use.
+  if (Result == DeviceKind::Unspecified || !isNeverWritten(Var))
+    return DeviceKind::Unknown;
+  return Result;
+}
+
+llvm::ArrayRef<DeviceInference::DeviceFact>
+DeviceInference::deviceFacts(const FunctionDecl &Function) {
+  auto Cached = FactCache.find(&Function);
+  if (Cached != FactCache.end())
+    return Cached->second;
+  SmallVector<DeviceFact, 4> &Facts = FactCache[&Function];
+  const SourceManager &SM = Context.getSourceManager();
+  auto AddRegion = [&](SourceLocation Begin, SourceLocation End,
+                       llvm::ArrayRef<DeviceTest> Tests) {
+    auto Range = expansionOffsets(Begin, End, SM);
+    if (!Range)
+      return;
+    for (const DeviceTest &Test : Tests)
+      Facts.push_back({Test.first, std::get<0>(*Range), std::get<1>(*Range),
+                       std::get<2>(*Range), Test.second});
+  };
+  // What holds after a statement that completes normally: the negation of
+  // a guard's test ('if (!t.is_cuda()) throw ...;', TORCH_CHECK, which
+  // expands to such an 'if'), also from inside a 'do { ... } while (0)' of a
+  // statement macro around it (AT_ASSERTM, CHECK_CPU).
+  std::function<void(const Stmt *, SmallVectorImpl<DeviceTest> &)> After =
+      [&](const Stmt *S, SmallVectorImpl<DeviceTest> &Out) {
+        if (const auto *Attributed = dyn_cast_or_null<AttributedStmt>(S))
+          return After(Attributed->getSubStmt(), Out);
+        if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
+          bool ThenExits = neverFallsThrough(If->getThen(), Context);
+          bool ElseExits = neverFallsThrough(If->getElse(), Context);
+          if (ThenExits != ElseExits)
+            collectDeviceTests(If->getCond(), /*Truth=*/ElseExits, *this, Out);
+          return;
+        }
+        const auto *Do = dyn_cast_or_null<DoStmt>(S);
+        bool Constant = false;
+        if (!Do || Do->getCond()->isValueDependent() ||
+            !Do->getCond()->EvaluateAsBooleanCondition(Constant, Context) ||
+            Constant ||
+            !match(findAll(stmt(anyOf(breakStmt(), continueStmt()))),
+                   *Do->getBody(), Context)
+                 .empty())
+          return;
+        if (const auto *Body = dyn_cast<CompoundStmt>(Do->getBody()))
+          for (const Stmt *Child : Body->body())
+            After(Child, Out);
+      };
+
+  auto Nodes = match(
+      findAll(stmt(anyOf(compoundStmt().bind("block"), ifStmt().bind("if"),
+                         switchStmt().bind("switch"), labelStmt().bind("label")))),
+      *Function.getBody(), Context);
+  llvm::SmallPtrSet<const Stmt *, 4> SwitchBodies;
+  for (const BoundNodes &Node : Nodes) {
+    // A label may be reached past a guard: no facts at all.
+    if (Node.getNodeAs<LabelStmt>("label")) {
+      Facts.clear();
+      return Facts;
+    }
+    if (const auto *Switch = Node.getNodeAs<SwitchStmt>("switch"))
+      SwitchBodies.insert(Switch->getBody());
+  }
+  for (const BoundNodes &Node : Nodes) {
+    if (const auto *If = Node.getNodeAs<IfStmt>("if")) {
+      // Inside the branches of 'if (t.is_cuda()) { ... } else { ... }'
+      // written in the source (a macro's branches are not).
+      if (If->getBeginLoc().isMacroID())
+        continue;
+      SmallVector<DeviceTest, 2> WhenTrue, WhenFalse;
+      collectDeviceTests(If->getCond(), true, *this, WhenTrue);
+      collectDeviceTests(If->getCond(), false, *this, WhenFalse);
+      if (const Stmt *Then = If->getThen())
+        AddRegion(Then->getBeginLoc(), Then->getEndLoc(), WhenTrue);
+      if (const Stmt *Else = If->getElse())
+        AddRegion(Else->getBeginLoc(), Else->getEndLoc(), WhenFalse);
+      continue;
+    }
+    // The rest of a block after a guard; a switch's cases may be entered
+    // past it.
+    const auto *Block = Node.getNodeAs<CompoundStmt>("block");
+    if (!Block || SwitchBodies.contains(Block))
+      continue;
+    for (const Stmt *Child : Block->body()) {
+      SmallVector<DeviceTest, 2> Tests;
+      After(Child, Tests);
+      if (!Tests.empty())
+        AddRegion(SM.getExpansionRange(Child->getEndLoc()).getEnd(),
+                  Block->getRBracLoc(), Tests);
+    }
+  }
+  return Facts;
+}
+
+DeviceKind DeviceInference::parameterDevice(const ParmVarDecl &Param,
+                                            unsigned Depth) {
+  const auto *Function = dyn_cast<FunctionDecl>(Param.getDeclContext());
+  if (!Function || !isTensorType(Param.getType()))
+    return DeviceKind::Unknown;
+  // The dispatcher calls a CPU kernel only when no tensor argument is on a
+  // device of a higher dispatch key, CUDA among them
+  // (c10/core/DispatchKeySet.h, highestPriorityTypeId).
+  if (isCpuKernel(*Function))
+    return DeviceKind::CPU;
+  const CallSites *Sites = privateCallSites(*Function);
+  if (!Sites || Sites->Calls.empty())
+    return DeviceKind::Unknown;
+  unsigned Index = Param.getFunctionScopeIndex();
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const CallExpr *Call : Sites->Calls) {
+    if (Index >= Call->getNumArgs())
+      return DeviceKind::Unknown;
+    DeviceKind Argument = tensorDevice(Call->getArg(Index), Depth + 1);
+    // A real argument is a defined tensor: Unspecified here is a parameter
+    // still being analysed (recursion), whose device is not known yet.
+    if (Argument == DeviceKind::Unspecified)
+      return DeviceKind::Unknown;
+    Result = joinAlternatives(Result, Argument);
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  return Result;
+}
+
+void DeviceInference::scanMainFile() {
+  if (MainFileScanned)
+    return;
+  MainFileScanned = true;
+  const SourceManager &SM = Context.getSourceManager();
+  SmallVector<const DeclContext *, 8> Work{Context.getTranslationUnitDecl()};
+  while (!Work.empty()) {
+    const DeclContext *Scope = Work.pop_back_val();
+    for (const Decl *D : Scope->decls()) {
+      if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+        continue;
+      if (isa<NamespaceDecl, LinkageSpecDecl>(D)) {
+        Work.push_back(cast<DeclContext>(D));
+        continue;
+      }
+      const auto *Function = dyn_cast<FunctionDecl>(D);
+      if (!Function || !Function->doesThisDeclarationHaveABody())
+        continue;
+      if (Function->isMain())
+        MainFileDefinesMain = true;
+      if (!Function->getIdentifier() ||
+          !isCpuRegistrationName(Function->getName()))
+        continue;
+      // 'm.impl("op", &kernel)' in TORCH_LIBRARY_IMPL(ns, CPU, m).
+      for (const BoundNodes &Nodes : match(
+               findAll(cxxMemberCallExpr(
+                           callee(cxxMethodDecl(hasName("impl"),
+                                                ofClass(hasName("::torch::Library")))))
+                           .bind("impl")),
+               *Function->getBody(), Context)) {
+        const auto *Impl = Nodes.getNodeAs<CXXMemberCallExpr>("impl");
+        for (unsigned I = 1; I < Impl->getNumArgs(); ++I)
+          if (const FunctionDecl *Kernel = registeredKernel(Impl->getArg(I)))
+            CpuKernels.insert(Kernel->getCanonicalDecl());
+      }
+    }
+  }
+}
+
+bool DeviceInference::isCpuKernel(const FunctionDecl &Function) {
+  scanMainFile();
+  return !CpuKernels.empty() &&
+         CpuKernels.contains(Function.getCanonicalDecl());
+}
+
+bool DeviceInference::isFilePrivate(const FunctionDecl &Function) {
+  if (isa<CXXMethodDecl>(Function) || Function.isMain() ||
+      Function.isDependentContext() || Function.isExternC())
+    return false;
+  if (!Function.isExternallyVisible())
+    return true;
+  // A function declared only in the main file, with external linkage, can be
+  // called from elsewhere only by a declaration repeated there; in a
+  // program's main file or a file of CPU kernels, its helpers are taken to be
+  // the file's own.
+  scanMainFile();
+  if (!MainFileDefinesMain && CpuKernels.empty())
+    return false;
+  const SourceManager &SM = Context.getSourceManager();
+  auto InMainFile = [&](const Decl *D) {
+    return SM.isInMainFile(SM.getExpansionLoc(D->getLocation()));
+  };
+  if (!llvm::all_of(Function.redecls(), InMainFile))
+    return false;
+  if (const FunctionTemplateDecl *Template = Function.getPrimaryTemplate())
+    return llvm::all_of(Template->redecls(), InMainFile);
+  return true;
+}
+
+const DeviceInference::CallSites *
+DeviceInference::privateCallSites(const FunctionDecl &Function) {
+  if (!isFilePrivate(Function))
+    return nullptr;
+  if (!CallIndex) {
+    // Every call and other reference to a possibly private function, outside
+    // system headers, indexed once per translation unit.
+    CallIndex = std::make_unique<llvm::DenseMap<const FunctionDecl *, CallSites>>();
+    auto Private = functionDecl(mayBeFilePrivate()).bind("function");
+    auto Uses = decl(forEachDescendant(stmt(anyOf(
+        callExpr(callee(expr(ignoringParenImpCasts(
+                     declRefExpr(to(Private)).bind("callee")))))
+            .bind("call"),
+        declRefExpr(to(Private)).bind("ref")))));
+    const SourceManager &SM = Context.getSourceManager();
+    llvm::SmallPtrSet<const DeclRefExpr *, 16> Callees;
+    SmallVector<std::pair<const FunctionDecl *, const DeclRefExpr *>, 16> Refs;
+    for (const Decl *D : Context.getTranslationUnitDecl()->decls()) {
+      if (SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+        continue;
+      for (const BoundNodes &Nodes : match(Uses, *D, Context)) {
+        const auto *Target = Nodes.getNodeAs<FunctionDecl>("function");
+        if (const auto *Call = Nodes.getNodeAs<CallExpr>("call")) {
+          (*CallIndex)[Target->getCanonicalDecl()].Calls.push_back(Call);
+          Callees.insert(Nodes.getNodeAs<DeclRefExpr>("callee"));
+        } else if (const auto *Ref = Nodes.getNodeAs<DeclRefExpr>("ref")) {
+          Refs.emplace_back(Target->getCanonicalDecl(), Ref);
+        }
+      }
+    }
+    // A reference other than a direct call's callee takes the address.
+    for (const auto &[Target, Ref] : Refs)
+      if (!Callees.contains(Ref))
+        (*CallIndex)[Target].AddressTaken = true;
+  }
+  static const CallSites None;
+  auto Found = CallIndex->find(Function.getCanonicalDecl());
+  if (Found == CallIndex->end())
+    return &None;
+  return Found->second.AddressTaken ? nullptr : &Found->second;
+}
+
+const VarDecl *DeviceInference::deviceOrigin(const Expr *E, unsigned Depth) {
+  E = strip(E);
+  if (!E || Depth > MaxDepth || E->isTypeDependent() ||
+      !isTensorType(E->getType()))
+    return nullptr;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    if (!Var || !Var->hasLocalStorage() ||
+        (Var->getType()->isReferenceType() && !isa<ParmVarDecl>(Var)))
+      return nullptr;
+    if (const Expr *Value = singleValue(*Var))
+      if (const VarDecl *Origin = deviceOrigin(Value, Depth + 1))
+        return Origin;
+    return isNeverWritten(*Var) ? Var : nullptr;
+  }
+  // Every tensor operand, and every device that the call names, must come
+  // from the same variable.
+  const VarDecl *Origin = nullptr;
+  bool Conflict = false;
+  auto Merge = [&](const VarDecl *Other) {
+    if (!Other || (Origin && Origin != Other))
+      Conflict = true;
+    else
+      Origin = Other;
+  };
+  auto MergeArguments = [&](const CallExpr &Call) {
+    for (const Expr *Arg : Call.arguments()) {
+      QualType T = Arg->getType();
+      if (isTensorType(T))
+        Merge(deviceOrigin(Arg, Depth + 1));
+      else if (libraryRecordName(T) == "TensorOptions" ||
+               libraryRecordName(T) == "Device" ||
+               libraryEnumName(T) == "DeviceType")
+        // A dtype-only option keeps the device; a device may change it.
+        if (targetDevice(Arg, Depth + 1) != DeviceKind::Unspecified)
+          Merge(targetOrigin(Arg, Depth + 1));
+    }
+  };
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
+    const CXXMethodDecl *Method = Member->getMethodDecl();
+    const Expr *Receiver = Member->getImplicitObjectArgument();
+    if (!Method || !Method->getIdentifier() || !Receiver ||
+        !isTensorType(Receiver->getType()))
+      return nullptr;
+    StringRef Name = Method->getName();
+    // Copies and conversions may change the device.
+    if (Name == "to" || Name == "cpu" || Name == "cuda" || Name == "type_as" ||
+        Name == "copy_" || Name == "set_" || Name == "set_data" ||
+        Name == "pin_memory")
+      return nullptr;
+    Merge(deviceOrigin(Receiver, Depth + 1));
+    MergeArguments(*Member);
+    return Conflict ? nullptr : Origin;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !isLibraryFunction(*Callee) ||
+      (isa<CXXOperatorCallExpr>(Call) &&
+       cast<CXXOperatorCallExpr>(Call)->isAssignmentOp()))
+    return nullptr;
+  MergeArguments(*Call);
+  return Conflict ? nullptr : Origin;
+}
+
+const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
+  E = strip(E);
+  if (!E || Depth > MaxDepth || E->isTypeDependent())
+    return nullptr;
+  if (isTensorType(E->getType()))
+    return deviceOrigin(E, Depth);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Value = Var ? singleValue(*Var) : nullptr;
+    return Value ? targetOrigin(Value, Depth + 1) : nullptr;
+  }
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
+  const Expr *Receiver = Member ? Member->getImplicitObjectArgument() : nullptr;
+  if (!Method || !Method->getIdentifier() || !Receiver)
+    return nullptr;
+  StringRef Name = Method->getName();
+  // 't.options()', 't.device()'.
+  if (isTensorType(Receiver->getType()))
+    return Name == "options" || Name == "device"
+               ? deviceOrigin(Receiver, Depth + 1)
+               : nullptr;
+  // 'options.dtype(k)' and the other setters that keep the device.
+  if (libraryRecordName(Receiver->getType()) == "TensorOptions" &&
+      (Name == "dtype" || Name == "layout" || Name == "requires_grad" ||
+       Name == "pinned_memory" || Name == "memory_format"))
+    return targetOrigin(Receiver, Depth + 1);
+  return nullptr;
 }
 
 DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {

@@ -70,6 +70,28 @@ bool targetIsReceiverItself(const CXXMemberCallExpr &Call) {
     Target = Member->getImplicitObjectArgument();
   return namedVariable(Target) == Receiver;
 }
+
+/// Whether 't.to(X)' converts between two tensors that provably share one
+/// device: 'X' is 'u', 'u.options()' or 'u.device()' (or the dtype-only
+/// variations of such options), and 't' and 'u' are both computed, on their
+/// device, from the same variable (DeviceInference::deviceOrigin), as in
+/// '(x - y).to(x.options())' or 'x.sum(0).to(torch::empty(n, x.options()))'.
+bool targetSharesReceiverDevice(const CXXMemberCallExpr &Call,
+                                DeviceInference &Devices) {
+  const CXXMethodDecl *Method = Call.getMethodDecl();
+  if (!Method || Call.getNumArgs() == 0 || Method->getNumParams() == 0)
+    return false;
+  // The argument that names the target: the first (a tensor, TensorOptions
+  // or Device), else the one for the 'device' parameter.
+  const Expr *Target = Call.getArg(0);
+  for (const ParmVarDecl *Param : Method->parameters())
+    if (Param->getIdentifier() && Param->getName() == "device" &&
+        Param->getFunctionScopeIndex() < Call.getNumArgs() &&
+        Param->getFunctionScopeIndex() != 0)
+      Target = Call.getArg(Param->getFunctionScopeIndex());
+  const VarDecl *Origin = Devices.deviceOrigin(Call.getImplicitObjectArgument());
+  return Origin && Origin == Devices.targetOrigin(Target);
+}
 } // namespace
 
 void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
@@ -143,7 +165,8 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
       Method->getName() != "cpu" && Method->getName() != "cuda")
     return;
 
-  if (Method->getName() == "to" && targetIsReceiverItself(Call))
+  if (Method->getName() == "to" &&
+      (targetIsReceiverItself(Call) || targetSharesReceiverDevice(Call, Devices)))
     return;
   DeviceKind Source = Devices.tensorDevice(Receiver);
   DeviceKind Target = Devices.transferTarget(Call);

@@ -2,7 +2,9 @@
 
 #include "RankInference.h"
 #include "DeviceInference.h"
+#include "LibTorchApi.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -139,10 +141,156 @@ bool isZeroDim(const Expr *E, DeviceInference &Devices, unsigned Depth) {
     return Call->getNumArgs() >= 1 && !passesDimension(*Call, *Callee);
   return false;
 }
+
+/// Whether \p E, a size argument (IntArrayRef), is a non-empty braced list
+/// ('{10, 3}') or a single integer ('randn(10)'): at least one dimension.
+bool isNonEmptySize(const Expr *E) {
+  if (const InitListExpr *List = bracedList(E))
+    return List->getNumInits() > 0;
+  const auto *Construct = dyn_cast<CXXConstructExpr>(E->IgnoreImplicit());
+  return Construct && Construct->getNumArgs() == 1 &&
+         Construct->getArg(0)->getType()->isIntegerType();
+}
+
+/// The argument of \p Call for the parameter named \p Name, or null.
+const Expr *argumentFor(const CallExpr &Call, const FunctionDecl &Callee,
+                        llvm::StringRef Name) {
+  for (const ParmVarDecl *Param : Callee.parameters())
+    if (Param->getIdentifier() && Param->getName() == Name &&
+        Param->getFunctionScopeIndex() < Call.getNumArgs())
+      return Call.getArg(Param->getFunctionScopeIndex());
+  return nullptr;
+}
+
+/// Element-wise methods and functions whose result has the broadcast shape of
+/// their tensor operands (native_functions.yaml: the unary and binary
+/// pointwise ops), and conversions that keep the shape.
+bool keepsOrBroadcastsShape(llvm::StringRef Name) {
+  static constexpr llvm::StringLiteral Names[] = {
+      "to",        "cpu",          "cuda",        "clone",      "detach",
+      "contiguous", "requires_grad_", "float",    "double",     "half",
+      "long",      "int",          "short",       "bool",       "byte",
+      "abs",       "neg",          "exp",         "log",        "sqrt",
+      "sigmoid",   "tanh",         "relu",        "floor",      "ceil",
+      "round",     "trunc",        "clamp",       "clamp_min",  "clamp_max",
+      "add",       "sub",          "mul",         "div",        "true_divide",
+      "floor_divide", "remainder", "fmod",        "pow",        "eq",
+      "ne",        "lt",           "le",          "gt",         "ge",
+      "logical_and", "logical_or", "logical_not", "maximum",    "minimum",
+      "type_as"};
+  return llvm::is_contained(Names, Name);
+}
+
+bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth);
+
+/// Whether one of the tensor operands of \p Call (its receiver \p Receiver
+/// included) has rank >= 1: broadcasting keeps it.
+bool anyOperandPositiveRank(const CallExpr &Call, const Expr *Receiver,
+                            DeviceInference &Devices, unsigned Depth) {
+  if (Receiver && isPositiveRank(Receiver, Devices, Depth + 1))
+    return true;
+  return llvm::any_of(Call.arguments(), [&](const Expr *Arg) {
+    return isTensorType(Arg->getType()) &&
+           isPositiveRank(Arg, Devices, Depth + 1);
+  });
+}
+
+bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth) {
+  if (!E || Depth > 8)
+    return false;
+  E = E->IgnoreUnlessSpelledInSource();
+  if (E->isTypeDependent())
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Value = Var ? Devices.singleValue(*Var) : nullptr;
+    return Value && isPositiveRank(Value, Devices, Depth + 1);
+  }
+  // 'batch.target' of a stacked batch (torch/data/transforms/stack.h).
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    const auto *Example =
+        dyn_cast<CXXRecordDecl>(Member->getMemberDecl()->getDeclContext());
+    return Example && Example->getIdentifier() &&
+           Example->getName() == "Example" &&
+           isInNamespace(Example, {"torch", "data"}) &&
+           datasetStacksBatches(Devices.exampleDataset(Member->getBase()));
+  }
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
+    switch (Operator->getOperator()) {
+    case OO_Plus:
+    case OO_Minus:
+    case OO_Star:
+    case OO_Slash:
+    case OO_Percent:
+    case OO_Amp:
+    case OO_Pipe:
+    case OO_Caret:
+    case OO_EqualEqual:
+    case OO_ExclaimEqual:
+    case OO_Less:
+    case OO_Greater:
+    case OO_LessEqual:
+    case OO_GreaterEqual:
+      return anyOperandPositiveRank(*Operator, nullptr, Devices, Depth);
+    default:
+      return false;
+    }
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Callee->getIdentifier() || !isTensorType(Call->getType()))
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call)) {
+    const Expr *Receiver = Member->getImplicitObjectArgument();
+    if (!Receiver || !isTensorType(Receiver->getType()))
+      return false;
+    if (Name == "unsqueeze" || Name == "flatten")
+      return true;
+    if (Name == "view" || Name == "reshape")
+      return Member->getNumArgs() >= 1 && isNonEmptySize(Member->getArg(0));
+    return keepsOrBroadcastsShape(Name) &&
+           anyOperandPositiveRank(*Member, Receiver, Devices, Depth);
+  }
+  const auto *NS = dyn_cast<NamespaceDecl>(Callee->getDeclContext());
+  if (!NS || !NS->getIdentifier() ||
+      (NS->getName() != "at" && NS->getName() != "torch"))
+    return false;
+  static constexpr llvm::StringLiteral AlwaysPositive[] = {
+      "arange", "linspace", "logspace", "randperm", "eye", "stack", "cat"};
+  if (llvm::is_contained(AlwaysPositive, Name))
+    return true;
+  // 'torch::tensor({1, 2})', 'torch::tensor(values)': a list or a vector.
+  if (Name == "tensor" && Call->getNumArgs() >= 1) {
+    if (bracedList(Call->getArg(0)))
+      return true;
+    const auto *Data = dyn_cast<CXXConstructExpr>(Call->getArg(0)->IgnoreImplicit());
+    if (!Data || Data->getNumArgs() != 1)
+      return false;
+    const auto *Record = Data->getArg(0)->getType()->getAsRecordDecl();
+    return Record && Record->getIdentifier() &&
+           (Record->getName() == "vector" || Record->getName() == "ArrayRef");
+  }
+  static constexpr llvm::StringLiteral Factories[] = {
+      "zeros", "ones", "empty", "full", "rand", "randn", "randint",
+      "from_blob"};
+  if (llvm::is_contained(Factories, Name)) {
+    const Expr *Size = argumentFor(*Call, *Callee, "size");
+    if (!Size)
+      Size = argumentFor(*Call, *Callee, "sizes");
+    return Size && isNonEmptySize(Size);
+  }
+  return keepsOrBroadcastsShape(Name) &&
+         anyOperandPositiveRank(*Call, nullptr, Devices, Depth);
+}
 } // namespace
 
 bool isZeroDimTensor(const Expr *E, DeviceInference &Devices) {
   return isZeroDim(E, Devices, 0);
+}
+
+bool isPositiveRankTensor(const Expr *E, DeviceInference &Devices) {
+  return isPositiveRank(E, Devices, 0);
 }
 
 llvm::SmallVector<const Expr *, 4> tensorIndexElements(const Expr *Indices) {

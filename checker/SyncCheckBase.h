@@ -124,6 +124,10 @@ protected:
   /// drops diagnostics located in system macros).
   SourceLocation callLocation(const Expr &Call, const SourceManager &SM) const;
 
+  /// Whether \p Loc (its expansion) is in a system header or in a file that
+  /// LibTorchHeaderRegex matches; the main file never is.
+  bool isInLibraryHeader(SourceLocation Loc, const SourceManager &SM) const;
+
 private:
   /// A range of characters in one file, from expansion locations.
   struct FileRange {
@@ -141,7 +145,6 @@ private:
   /// The ranges come from the loop matchers, which the traversal reaches
   /// before the calls inside the loops.
   bool isInsideLoop(SourceLocation Loc, const SourceManager &SM) const;
-  bool isInLibraryHeader(SourceLocation Loc, const SourceManager &SM) const;
   bool isInIntendedFunction(const Expr &Call, ASTContext &Context) const;
 
   const std::string IntendedSyncFunctions;

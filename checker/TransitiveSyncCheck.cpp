@@ -92,6 +92,7 @@ void TransitiveSyncCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 void TransitiveSyncCheck::onStartOfTranslationUnit() {
   SyncCheckBase::onStartOfTranslationUnit();
   Summaries.clear();
+  OptionsMaybeUnset.clear();
 }
 
 void TransitiveSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
@@ -158,8 +159,10 @@ TransitiveSyncCheck::summarize(const FunctionDecl &Function,
   for (const BoundNodes &Nodes : Matches) {
     if (const auto *Sync = Nodes.getNodeAs<CallExpr>(InnerSyncId)) {
       // A sync on a tensor provably on the CPU in that body is none (an
-      // explicit wait has no tensor input: Unspecified).
-      if (Devices.inputsDevice(*Sync) != DeviceKind::CPU) {
+      // explicit wait has no tensor input: Unspecified); nor is one under a
+      // test of an option that nothing unsets.
+      if (Devices.inputsDevice(*Sync) != DeviceKind::CPU &&
+          !runsOnlyWithUnsetOption(*Sync, *Body, Context)) {
         Best = {Sync, 1};
         break;
       }
@@ -179,6 +182,79 @@ TransitiveSyncCheck::summarize(const FunctionDecl &Function,
   }
   Summaries[&Function] = Best;
   return Best;
+}
+
+bool TransitiveSyncCheck::runsOnlyWithUnsetOption(const CallExpr &Sync,
+                                                  const Stmt &Body,
+                                                  ASTContext &Context) {
+  // 'if (this->options.X() == c10::nullopt) { ... Sync ... }'.
+  auto NulloptType = qualType(hasUnqualifiedDesugaredType(
+      recordType(hasDeclaration(namedDecl(hasName("nullopt_t"))))));
+  auto UnsetTest = cxxOperatorCallExpr(
+      hasOverloadedOperatorName("=="),
+      hasArgument(0, ignoringImplicit(cxxMemberCallExpr(
+                         argumentCountIs(0),
+                         callee(cxxMethodDecl().bind("getter")),
+                         on(memberExpr(member(fieldDecl(hasName("options")))))))),
+      hasArgument(1, expr(hasType(NulloptType))));
+  auto Inside = anyOf(equalsNode(&Sync), hasDescendant(stmt(equalsNode(&Sync))));
+  for (const BoundNodes &Nodes :
+       match(findAll(ifStmt(hasCondition(UnsetTest), hasThen(stmt(Inside)))),
+             Body, Context)) {
+    const auto *Getter = Nodes.getNodeAs<CXXMethodDecl>("getter");
+    if (!Getter->getIdentifier())
+      continue;
+    // TORCH_ARG(T, X) stores the option in the member 'X_' (torch/arg.h).
+    const FieldDecl *Field = nullptr;
+    for (const FieldDecl *Candidate : Getter->getParent()->fields())
+      if (Candidate->getIdentifier() &&
+          Candidate->getName() == (Getter->getName() + "_").str())
+        Field = Candidate;
+    // The default must be set: an initializer that is a number
+    // ('TORCH_ARG(c10::optional<double>, momentum) = 0.1').
+    const Expr *Default = Field ? Field->getInClassInitializer() : nullptr;
+    if (!Default ||
+        !Default->IgnoreUnlessSpelledInSource()->getType()->isArithmeticType() ||
+        mayUnsetOption(*Field, Context))
+      continue;
+    return true;
+  }
+  return false;
+}
+
+bool TransitiveSyncCheck::mayUnsetOption(const FieldDecl &Field,
+                                         ASTContext &Context) {
+  auto Cached = OptionsMaybeUnset.find(&Field);
+  if (Cached != OptionsMaybeUnset.end())
+    return Cached->second;
+  StringRef Name = Field.getName().drop_back(); // 'momentum_' -> 'momentum'
+  auto Accessor = cxxMemberCallExpr(
+                      callee(cxxMethodDecl(hasName(Name),
+                                           ofClass(equalsNode(Field.getParent())))))
+                      .bind("call");
+  const SourceManager &SM = Context.getSourceManager();
+  bool MayUnset = false;
+  for (const Decl *D : Context.getTranslationUnitDecl()->decls()) {
+    if (MayUnset)
+      break;
+    if (isInLibraryHeader(D->getLocation(), SM))
+      continue;
+    for (const BoundNodes &Nodes :
+         match(decl(forEachDescendant(Accessor)), *D, Context)) {
+      const auto *Call = Nodes.getNodeAs<CXXMemberCallExpr>("call");
+      // 'options.momentum(0.01)' sets a value; 'momentum(c10::nullopt)', an
+      // optional, or the getter's reference may unset it.
+      if (Call->getNumArgs() == 1 && Call->getArg(0)
+                                         ->IgnoreUnlessSpelledInSource()
+                                         ->getType()
+                                         ->isArithmeticType())
+        continue;
+      MayUnset = true;
+      break;
+    }
+  }
+  OptionsMaybeUnset[&Field] = MayUnset;
+  return MayUnset;
 }
 
 } // namespace clang::tidy::torch_sync

@@ -40,8 +40,22 @@ private:
   /// being analysed counts as not synchronizing, which cuts recursion.
   Summary summarize(const FunctionDecl &Function, ASTContext &Context);
 
+  /// Whether the sync \p Sync in \p Body runs only when an option of a
+  /// module is unset, and nothing in the translation unit unsets it:
+  /// 'num_batches_tracked.item()' in BatchNorm's forward sits under
+  /// 'if (this->options.momentum() == c10::nullopt)', and momentum defaults
+  /// to 0.1 (torch/nn/modules/batchnorm.h, torch/nn/options/batchnorm.h).
+  bool runsOnlyWithUnsetOption(const CallExpr &Sync, const Stmt &Body,
+                               ASTContext &Context);
+  /// Whether code outside the library headers may unset the option stored in
+  /// \p Field (the 'X_' member of TORCH_ARG(c10::optional<T>, X)): a call of
+  /// its setter with anything but a number, or of its non-const getter,
+  /// which returns a reference. Cached per translation unit.
+  bool mayUnsetOption(const FieldDecl &Field, ASTContext &Context);
+
   const unsigned MaxDepth;
   llvm::DenseMap<const FunctionDecl *, Summary> Summaries;
+  llvm::DenseMap<const FieldDecl *, bool> OptionsMaybeUnset;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -1,0 +1,268 @@
+//===--- LibTorchApi.cpp - what the checks know about LibTorch's classes ----===//
+
+#include "LibTorchApi.h"
+#include "DeviceInference.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+/// The class template specialization that \p T names (through references,
+/// pointers to it when \p ThroughPointers, and sugar), or null.
+const ClassTemplateSpecializationDecl *specialization(QualType T,
+                                                      bool ThroughPointers) {
+  if (T.isNull())
+    return nullptr;
+  T = T.getNonReferenceType().getCanonicalType();
+  if (ThroughPointers && T->isPointerType())
+    T = T->getPointeeType().getCanonicalType();
+  return dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsRecordDecl());
+}
+
+/// Whether \p Record is the class template \p Name of namespace \p Path, or
+/// one of its specializations.
+bool isTemplateNamed(const CXXRecordDecl *Record, StringRef Name,
+                     ArrayRef<StringRef> Path) {
+  return Record && Record->getIdentifier() && Record->getName() == Name &&
+         isInNamespace(Record, Path);
+}
+
+/// The type of template argument \p Index of \p Specialization, or null.
+QualType typeArgument(const ClassTemplateSpecializationDecl &Specialization,
+                      unsigned Index) {
+  const TemplateArgumentList &Args = Specialization.getTemplateArgs();
+  if (Index >= Args.size() || Args[Index].getKind() != TemplateArgument::Type)
+    return QualType();
+  return Args[Index].getAsType();
+}
+
+/// \p Record and its bases, depth first, each once at most (a bounded walk).
+void collectClassAndBases(const CXXRecordDecl *Record,
+                          SmallVectorImpl<const CXXRecordDecl *> &Out) {
+  if (!Record || !Record->hasDefinition() || Out.size() > 32 ||
+      llvm::is_contained(Out, Record))
+    return;
+  Record = Record->getDefinition();
+  Out.push_back(Record);
+  for (const CXXBaseSpecifier &Base : Record->bases())
+    collectClassAndBases(Base.getType()->getAsCXXRecordDecl(), Out);
+}
+
+/// Whether every 'forward' member that \p Module declares or inherits (the
+/// nearest class that declares one) takes its parameter \p Index by value or
+/// by const reference. False when there is none, when one is a template, or
+/// when the parameter is a non-const lvalue reference.
+bool forwardTakesCopy(const CXXRecordDecl *Module, unsigned Index) {
+  if (!Module)
+    return false;
+  // SequentialImpl::forward(InputTypes&&...) hands its inputs to
+  // AnyModule::any_forward, which copies them (torch/nn/modules/container/
+  // sequential.h, any.h).
+  if (isTemplateNamed(Module, "SequentialImpl", {"torch", "nn"}))
+    return true;
+  SmallVector<const CXXRecordDecl *, 8> Classes;
+  collectClassAndBases(Module, Classes);
+  for (const CXXRecordDecl *Class : Classes) {
+    bool Declared = false;
+    for (const Decl *Member : Class->decls()) {
+      const auto *Named = dyn_cast<NamedDecl>(Member);
+      if (!Named || !Named->getIdentifier() || Named->getName() != "forward")
+        continue;
+      Declared = true;
+      const auto *Method = dyn_cast<CXXMethodDecl>(Member);
+      if (!Method) // a member template: its parameters are not known here
+        return false;
+      if (Index >= Method->getNumParams())
+        continue;
+      QualType Type = Method->getParamDecl(Index)->getType();
+      if (Type->isLValueReferenceType() &&
+          !Type.getNonReferenceType().isConstQualified())
+        return false;
+    }
+    if (Declared)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+bool isInNamespace(const Decl *D, ArrayRef<StringRef> Path) {
+  if (!D)
+    return false;
+  SmallVector<StringRef, 4> Namespaces;
+  for (const DeclContext *Context = D->getDeclContext(); Context;
+       Context = Context->getParent()) {
+    if (const auto *NS = dyn_cast<NamespaceDecl>(Context)) {
+      if (!NS->getIdentifier())
+        return false;
+      Namespaces.push_back(NS->getName());
+    }
+  }
+  if (Namespaces.size() < Path.size())
+    return false;
+  // Namespaces holds the innermost first.
+  for (unsigned I = 0; I < Path.size(); ++I)
+    if (Namespaces[Namespaces.size() - 1 - I] != Path[I])
+      return false;
+  return true;
+}
+
+const CXXRecordDecl *heldModule(QualType T) {
+  if (T.isNull())
+    return nullptr;
+  SmallVector<const CXXRecordDecl *, 8> Classes;
+  collectClassAndBases(T.getNonReferenceType()->getAsCXXRecordDecl(), Classes);
+  for (const CXXRecordDecl *Class : Classes) {
+    const auto *Holder = dyn_cast<ClassTemplateSpecializationDecl>(Class);
+    if (!Holder || !isTemplateNamed(Holder, "ModuleHolder", {"torch", "nn"}))
+      continue;
+    QualType Contained = typeArgument(*Holder, 0);
+    return Contained.isNull() ? nullptr : Contained->getAsCXXRecordDecl();
+  }
+  return nullptr;
+}
+
+bool isLibraryLeafModule(const CXXRecordDecl &Module) {
+  if (!Module.getIdentifier() || !isInNamespace(&Module, {"torch", "nn"}))
+    return false;
+  static constexpr llvm::StringLiteral Wrappers[] = {
+      "SequentialImpl",     "ModuleListImpl",      "ModuleDictImpl",
+      "ParameterListImpl",  "ParameterDictImpl",   "FunctionalImpl"};
+  return !llvm::is_contained(Wrappers, Module.getName());
+}
+
+bool mayCarryDevice(QualType T) {
+  if (T.isNull())
+    return false;
+  QualType Canonical = T.getNonReferenceType().getCanonicalType();
+  if (Canonical->isNullPtrType() || isTensorType(Canonical))
+    return true;
+  if (Canonical->isPointerType())
+    Canonical = Canonical->getPointeeType().getCanonicalType();
+  const auto *Record = Canonical->getAsCXXRecordDecl();
+  if (!Record || !Record->getIdentifier())
+    return false;
+  StringRef Name = Record->getName();
+  if (Name == "shared_ptr" || Name == "AnyModule" || Name == "Module" ||
+      heldModule(Canonical))
+    return true;
+  // A list or optional of tensors (TensorList, std::vector<Tensor>,
+  // c10::optional<Tensor>), or a module class.
+  if (const auto *Specialization =
+          dyn_cast<ClassTemplateSpecializationDecl>(Record))
+    for (const TemplateArgument &Arg : Specialization->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type && mayCarryDevice(Arg.getAsType()))
+        return true;
+  SmallVector<const CXXRecordDecl *, 8> Classes;
+  collectClassAndBases(Record, Classes);
+  return llvm::any_of(Classes, [](const CXXRecordDecl *Class) {
+    return Class->getIdentifier() && Class->getName() == "Module" &&
+           isInNamespace(Class, {"torch", "nn"});
+  });
+}
+
+QualType loaderDataset(QualType Loader) {
+  const ClassTemplateSpecializationDecl *Specialization =
+      specialization(Loader, /*ThroughPointers=*/true);
+  // std::unique_ptr<StatelessDataLoader<...>>, as make_data_loader returns it.
+  if (Specialization && isTemplateNamed(Specialization, "unique_ptr", {"std"}))
+    Specialization = specialization(typeArgument(*Specialization, 0), false);
+  if (!Specialization)
+    return QualType();
+  for (StringRef Name :
+       {"StatelessDataLoader", "StatefulDataLoader", "DataLoaderBase"})
+    if (isTemplateNamed(Specialization, Name, {"torch", "data"}))
+      return typeArgument(*Specialization, 0);
+  return QualType();
+}
+
+bool datasetYieldsCpu(QualType Dataset) {
+  for (unsigned Depth = 0; Depth < 16; ++Depth) {
+    if (Dataset.isNull())
+      return false;
+    const auto *Record =
+        Dataset.getNonReferenceType()->getAsCXXRecordDecl();
+    if (!Record)
+      return false;
+    if (Record->getIdentifier() && Record->getName() == "MNIST" &&
+        isInNamespace(Record, {"torch", "data", "datasets"}))
+      return true;
+    const auto *Map = dyn_cast<ClassTemplateSpecializationDecl>(Record);
+    if (!Map || !isTemplateNamed(Map, "MapDataset", {"torch", "data", "datasets"}))
+      return false;
+    const auto *Transform = typeArgument(*Map, 1).isNull()
+                                ? nullptr
+                                : typeArgument(*Map, 1)->getAsCXXRecordDecl();
+    if (!isTemplateNamed(Transform, "Normalize", {"torch", "data", "transforms"}) &&
+        !isTemplateNamed(Transform, "Stack", {"torch", "data", "transforms"}))
+      return false;
+    Dataset = typeArgument(*Map, 0);
+  }
+  return false;
+}
+
+bool datasetStacksBatches(QualType Dataset) {
+  const ClassTemplateSpecializationDecl *Map = specialization(Dataset, false);
+  if (!Map || !isTemplateNamed(Map, "MapDataset", {"torch", "data", "datasets"}))
+    return false;
+  QualType Transform = typeArgument(*Map, 1);
+  return !Transform.isNull() &&
+         isTemplateNamed(Transform->getAsCXXRecordDecl(), "Stack",
+                         {"torch", "data", "transforms"});
+}
+
+bool isAtenOutParameter(const ParmVarDecl &Param) {
+  const auto *Function = dyn_cast<FunctionDecl>(Param.getDeclContext());
+  if (!Function || !Function->getIdentifier() ||
+      !isTensorType(Param.getType()))
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(Function->getDeclContext());
+  if (!NS || !NS->getIdentifier() ||
+      (NS->getName() != "at" && NS->getName() != "torch") ||
+      !NS->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return false;
+  StringRef Name = Function->getName();
+  return Name.ends_with("_out") || Name.ends_with("_outf");
+}
+
+bool isForwardedAsCopy(const ParmVarDecl &Param) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Param.getDeclContext());
+  if (!Method || !Method->getPrimaryTemplate())
+    return false;
+  const auto *Class = dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent());
+  const CXXRecordDecl *Parent = Method->getParent();
+  unsigned Index = Param.getFunctionScopeIndex();
+  // AnyModule::forward and any_forward: AnyValue(std::forward<T>(argument))
+  // stores a decayed copy.
+  if (isTemplateNamed(Parent, "AnyModule", {"torch", "nn"}))
+    return true;
+  if (isTemplateNamed(Parent, "SequentialImpl", {"torch", "nn"}) &&
+      Method->getIdentifier() && Method->getName() == "forward")
+    return true;
+  if (!Class)
+    return false;
+  // ModuleHolder<M>::operator()(Args&&... args) returns
+  // impl_->forward(std::forward<Args>(args)...).
+  if (isTemplateNamed(Class, "ModuleHolder", {"torch", "nn"}) &&
+      Method->getOverloadedOperator() == OO_Call) {
+    QualType Module = typeArgument(*Class, 0);
+    return !Module.isNull() &&
+           forwardTakesCopy(Module->getAsCXXRecordDecl(), Index);
+  }
+  // Function<T>::apply(Args&&... args) calls
+  // T::forward(&node->ctx_, std::forward<Args>(args)...).
+  if (isTemplateNamed(Class, "Function", {"torch", "autograd"}) &&
+      Method->getIdentifier() && Method->getName() == "apply") {
+    QualType Derived = typeArgument(*Class, 0);
+    return !Derived.isNull() &&
+           forwardTakesCopy(Derived->getAsCXXRecordDecl(), Index + 1);
+  }
+  return false;
+}
+
+} // namespace clang::tidy::torch_sync
