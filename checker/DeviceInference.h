@@ -55,7 +55,11 @@ bool isTensorType(QualType T);
 /// lives as long as the ASTContext.
 class DeviceInference {
 public:
-  explicit DeviceInference(ASTContext &Context) : Context(Context) {}
+  /// With \p ProjectDatasetsOnCPU, the examples of the project's own
+  /// datasets (option ProjectDatasetsOnCPU) count as made on the CPU.
+  explicit DeviceInference(ASTContext &Context,
+                           bool ProjectDatasetsOnCPU = false)
+      : Context(Context), ProjectDatasetsOnCPU(ProjectDatasetsOnCPU) {}
 
   /// The device of the tensor that the expression \p E evaluates to.
   DeviceKind tensorDevice(const Expr *E) { return tensorDevice(E, 0); }
@@ -161,6 +165,23 @@ private:
                                  llvm::ArrayRef<const Expr *> Args,
                                  unsigned Depth);
 
+  /// The object that the torch::data example \p E was taken from: the data
+  /// loader ('*loader' of a range-based for, 'loader->' of
+  /// '*loader->begin()'), with \p IsLoader set, or the dataset of
+  /// 'dataset.get_batch(i)'; null when not known.
+  const Expr *exampleSource(const Expr *E, bool &IsLoader);
+  /// The expression that built the dataset that \p E (a dataset, a data
+  /// loader, or a pointer to one) holds, through 'std::move', local variables
+  /// never assigned, and 'torch::data::make_data_loader(dataset, ...)'; null
+  /// when not seen.
+  const Expr *datasetConstruction(const Expr *E);
+  /// Whether the data of the examples from \p Source (an exampleSource) went
+  /// last through a Normalize transform built there, then only Stack: the
+  /// transform subtracts and divides by CPU tensors of rank >= 1
+  /// (torch/data/transforms/tensor.h), so that the data is on the CPU (or
+  /// the program fails), whatever the dataset made.
+  bool dataNormalizedOnCpu(const Expr *Source);
+
   const VarDecl *deviceOrigin(const Expr *E, unsigned Depth);
   const VarDecl *targetOrigin(const Expr *E, unsigned Depth);
   /// Whether \p Var is never assigned, nor passed where it may be replaced.
@@ -180,6 +201,7 @@ private:
   void scanMainFile();
 
   ASTContext &Context;
+  const bool ProjectDatasetsOnCPU;
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;

@@ -23,14 +23,6 @@ const ClassTemplateSpecializationDecl *specialization(QualType T,
   return dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsRecordDecl());
 }
 
-/// Whether \p Record is the class template \p Name of namespace \p Path, or
-/// one of its specializations.
-bool isTemplateNamed(const CXXRecordDecl *Record, StringRef Name,
-                     ArrayRef<StringRef> Path) {
-  return Record && Record->getIdentifier() && Record->getName() == Name &&
-         isInNamespace(Record, Path);
-}
-
 /// The type of template argument \p Index of \p Specialization, or null.
 QualType typeArgument(const ClassTemplateSpecializationDecl &Specialization,
                       unsigned Index) {
@@ -62,7 +54,7 @@ bool forwardTakesCopy(const CXXRecordDecl *Module, unsigned Index) {
   // SequentialImpl::forward(InputTypes&&...) hands its inputs to
   // AnyModule::any_forward, which copies them (torch/nn/modules/container/
   // sequential.h, any.h).
-  if (isTemplateNamed(Module, "SequentialImpl", {"torch", "nn"}))
+  if (isNamedClass(Module, "SequentialImpl", {"torch", "nn"}))
     return true;
   SmallVector<const CXXRecordDecl *, 8> Classes;
   collectClassAndBases(Module, Classes);
@@ -89,7 +81,23 @@ bool forwardTakesCopy(const CXXRecordDecl *Module, unsigned Index) {
   return false;
 }
 
+/// Whether \p Record derives from torch::data::datasets::BatchDataset (as
+/// Dataset<Self> does).
+bool isProjectDataset(const CXXRecordDecl *Record) {
+  SmallVector<const CXXRecordDecl *, 8> Classes;
+  collectClassAndBases(Record, Classes);
+  return llvm::any_of(Classes, [](const CXXRecordDecl *Class) {
+    return isNamedClass(Class, "BatchDataset", {"torch", "data", "datasets"});
+  });
+}
+
 } // namespace
+
+bool isNamedClass(const CXXRecordDecl *Record, StringRef Name,
+                  ArrayRef<StringRef> Path) {
+  return Record && Record->getIdentifier() && Record->getName() == Name &&
+         isInNamespace(Record, Path);
+}
 
 bool isInNamespace(const Decl *D, ArrayRef<StringRef> Path) {
   if (!D)
@@ -119,7 +127,7 @@ const CXXRecordDecl *heldModule(QualType T) {
   collectClassAndBases(T.getNonReferenceType()->getAsCXXRecordDecl(), Classes);
   for (const CXXRecordDecl *Class : Classes) {
     const auto *Holder = dyn_cast<ClassTemplateSpecializationDecl>(Class);
-    if (!Holder || !isTemplateNamed(Holder, "ModuleHolder", {"torch", "nn"}))
+    if (!Holder || !isNamedClass(Holder, "ModuleHolder", {"torch", "nn"}))
       continue;
     QualType Contained = typeArgument(*Holder, 0);
     return Contained.isNull() ? nullptr : Contained->getAsCXXRecordDecl();
@@ -170,18 +178,18 @@ QualType loaderDataset(QualType Loader) {
   const ClassTemplateSpecializationDecl *Specialization =
       specialization(Loader, /*ThroughPointers=*/true);
   // std::unique_ptr<StatelessDataLoader<...>>, as make_data_loader returns it.
-  if (Specialization && isTemplateNamed(Specialization, "unique_ptr", {"std"}))
+  if (Specialization && isNamedClass(Specialization, "unique_ptr", {"std"}))
     Specialization = specialization(typeArgument(*Specialization, 0), false);
   if (!Specialization)
     return QualType();
   for (StringRef Name :
        {"StatelessDataLoader", "StatefulDataLoader", "DataLoaderBase"})
-    if (isTemplateNamed(Specialization, Name, {"torch", "data"}))
+    if (isNamedClass(Specialization, Name, {"torch", "data"}))
       return typeArgument(*Specialization, 0);
   return QualType();
 }
 
-bool datasetYieldsCpu(QualType Dataset) {
+bool datasetYieldsCpu(QualType Dataset, bool ProjectDatasets) {
   for (unsigned Depth = 0; Depth < 16; ++Depth) {
     if (Dataset.isNull())
       return false;
@@ -193,13 +201,14 @@ bool datasetYieldsCpu(QualType Dataset) {
         isInNamespace(Record, {"torch", "data", "datasets"}))
       return true;
     const auto *Map = dyn_cast<ClassTemplateSpecializationDecl>(Record);
-    if (!Map || !isTemplateNamed(Map, "MapDataset", {"torch", "data", "datasets"}))
-      return false;
+    if (!Map || !isNamedClass(Map, "MapDataset", {"torch", "data", "datasets"}))
+      return ProjectDatasets && !isInNamespace(Record, {"torch"}) &&
+             isProjectDataset(Record);
     const auto *Transform = typeArgument(*Map, 1).isNull()
                                 ? nullptr
                                 : typeArgument(*Map, 1)->getAsCXXRecordDecl();
-    if (!isTemplateNamed(Transform, "Normalize", {"torch", "data", "transforms"}) &&
-        !isTemplateNamed(Transform, "Stack", {"torch", "data", "transforms"}))
+    if (!isNamedClass(Transform, "Normalize", {"torch", "data", "transforms"}) &&
+        !isNamedClass(Transform, "Stack", {"torch", "data", "transforms"}))
       return false;
     Dataset = typeArgument(*Map, 0);
   }
@@ -208,11 +217,11 @@ bool datasetYieldsCpu(QualType Dataset) {
 
 bool datasetStacksBatches(QualType Dataset) {
   const ClassTemplateSpecializationDecl *Map = specialization(Dataset, false);
-  if (!Map || !isTemplateNamed(Map, "MapDataset", {"torch", "data", "datasets"}))
+  if (!Map || !isNamedClass(Map, "MapDataset", {"torch", "data", "datasets"}))
     return false;
   QualType Transform = typeArgument(*Map, 1);
   return !Transform.isNull() &&
-         isTemplateNamed(Transform->getAsCXXRecordDecl(), "Stack",
+         isNamedClass(Transform->getAsCXXRecordDecl(), "Stack",
                          {"torch", "data", "transforms"});
 }
 
@@ -239,16 +248,16 @@ bool isForwardedAsCopy(const ParmVarDecl &Param) {
   unsigned Index = Param.getFunctionScopeIndex();
   // AnyModule::forward and any_forward: AnyValue(std::forward<T>(argument))
   // stores a decayed copy.
-  if (isTemplateNamed(Parent, "AnyModule", {"torch", "nn"}))
+  if (isNamedClass(Parent, "AnyModule", {"torch", "nn"}))
     return true;
-  if (isTemplateNamed(Parent, "SequentialImpl", {"torch", "nn"}) &&
+  if (isNamedClass(Parent, "SequentialImpl", {"torch", "nn"}) &&
       Method->getIdentifier() && Method->getName() == "forward")
     return true;
   if (!Class)
     return false;
   // ModuleHolder<M>::operator()(Args&&... args) returns
   // impl_->forward(std::forward<Args>(args)...).
-  if (isTemplateNamed(Class, "ModuleHolder", {"torch", "nn"}) &&
+  if (isNamedClass(Class, "ModuleHolder", {"torch", "nn"}) &&
       Method->getOverloadedOperator() == OO_Call) {
     QualType Module = typeArgument(*Class, 0);
     return !Module.isNull() &&
@@ -256,7 +265,7 @@ bool isForwardedAsCopy(const ParmVarDecl &Param) {
   }
   // Function<T>::apply(Args&&... args) calls
   // T::forward(&node->ctx_, std::forward<Args>(args)...).
-  if (isTemplateNamed(Class, "Function", {"torch", "autograd"}) &&
+  if (isNamedClass(Class, "Function", {"torch", "autograd"}) &&
       Method->getIdentifier() && Method->getName() == "apply") {
     QualType Derived = typeArgument(*Class, 0);
     return !Derived.isNull() &&

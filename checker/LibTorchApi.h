@@ -25,6 +25,11 @@ namespace tidy::torch_sync {
 /// a namespace nested in it, \p Path starting at the top level.
 bool isInNamespace(const Decl *D, llvm::ArrayRef<llvm::StringRef> Path);
 
+/// Whether \p Record is the class \p Name of namespace \p Path (or a
+/// specialization of the class template \p Name).
+bool isNamedClass(const CXXRecordDecl *Record, llvm::StringRef Name,
+                  llvm::ArrayRef<llvm::StringRef> Path);
+
 /// The module class that a torch::nn::ModuleHolder type holds (LinearImpl for
 /// torch::nn::Linear, the user's NetImpl for TORCH_MODULE(Net)), through
 /// references and derived classes; null for any other type.
@@ -54,9 +59,11 @@ QualType loaderDataset(QualType Loader);
 /// files into CPU tensors) through MapDatasets whose transforms are
 /// Normalize (torch/data/transforms/tensor.h: arithmetic with CPU mean and
 /// stddev tensors) and Stack (torch/data/transforms/stack.h: torch::stack).
-/// False for a project's own dataset and for the lambda transforms, which may
-/// move the tensors anywhere.
-bool datasetYieldsCpu(QualType Dataset);
+/// A project's own dataset (a class derived from
+/// torch::data::datasets::BatchDataset outside namespace torch) counts only
+/// with \p ProjectDatasets (the option ProjectDatasetsOnCPU); the lambda
+/// transforms, which may move the tensors anywhere, never do.
+bool datasetYieldsCpu(QualType Dataset, bool ProjectDatasets);
 
 /// Whether the examples of dataset type \p Dataset are stacked batches: its
 /// outermost MapDataset applies Stack, which returns torch::stack of the

@@ -60,6 +60,8 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
       IntendedSyncFunctions(Options.getLocalOrGlobal("IntendedSyncFunctions", "")),
       ReportUnknownDevice(Options.getLocalOrGlobal("ReportUnknownDevice", true)),
+      ProjectDatasetsOnCPU(
+          Options.getLocalOrGlobal("ProjectDatasetsOnCPU", false)),
       LoopsOnly(Options.getLocalOrGlobal("LoopsOnly", false)),
       LibTorchHeaderRegex(Options.getLocalOrGlobal(
           "LibTorchHeaderRegex", DefaultLibTorchHeaderRegex)),
@@ -99,6 +101,7 @@ std::vector<llvm::Regex> SyncCheckBase::parseRegexList(StringRef OptionName,
 void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "IntendedSyncFunctions", IntendedSyncFunctions);
   Options.store(Opts, "ReportUnknownDevice", ReportUnknownDevice);
+  Options.store(Opts, "ProjectDatasetsOnCPU", ProjectDatasetsOnCPU);
   Options.store(Opts, "LoopsOnly", LoopsOnly);
   Options.store(Opts, "LibTorchHeaderRegex", LibTorchHeaderRegex);
   Options.store(Opts, "LibTorchVersion", LibTorchVersion);
@@ -140,7 +143,8 @@ unsigned SyncCheckBase::libTorchVersion() const {
 
 DeviceInference &SyncCheckBase::devices(ASTContext &Context) {
   if (!Inference || InferenceContext != &Context) {
-    Inference = std::make_unique<DeviceInference>(Context);
+    Inference =
+        std::make_unique<DeviceInference>(Context, ProjectDatasetsOnCPU);
     InferenceContext = &Context;
   }
   return *Inference;

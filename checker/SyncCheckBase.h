@@ -33,6 +33,8 @@ public:
   /// Reads the shared options (local to the check, or global):
   ///   IntendedSyncFunctions  regexes of functions whose syncs are intended
   ///   ReportUnknownDevice    report tensors whose device is not known
+  ///   ProjectDatasetsOnCPU   take the examples of the project's own
+  ///                          torch::data datasets to be on the CPU
   ///   LoopsOnly              report only syncs inside loop bodies
   ///   LibTorchHeaderRegex    paths of LibTorch headers, never reported in
   ///   LibTorchVersion        "MAJOR.MINOR" to apply rules for, or "" for
@@ -149,6 +151,7 @@ private:
 
   const std::string IntendedSyncFunctions;
   const bool ReportUnknownDevice;
+  const bool ProjectDatasetsOnCPU;
   const bool LoopsOnly;
   const std::string LibTorchHeaderRegex;
   const std::string LibTorchVersion;

@@ -1,9 +1,12 @@
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t-project \
+// RUN:   --check-suffix=PROJECT --config="{CheckOptions: {ProjectDatasetsOnCPU: true}}" %s -- %libtorch_flags
 //
 // Examples and batches of torch::data: LibTorch's MNIST makes its tensors on
 // the CPU, Normalize and Stack keep them there, and Stack makes batches of
-// rank >= 1. A project's own dataset, or a lambda transform, may put them
-// anywhere.
+// rank >= 1. A project's own dataset may put them anywhere, unless the option
+// ProjectDatasetsOnCPU says otherwise; a lambda transform may, whatever the
+// option.
 
 #include <torch/torch.h>
 
@@ -34,6 +37,7 @@ void positiveMnistToDevice() {
   for (auto &batch : *loader) {
     auto data = batch.data.to(torch::kCUDA);
     // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'to' copies a host tensor to the device
+    // CHECK-MESSAGES-PROJECT: :[[@LINE-2]]:28: warning: 'to' copies a host tensor to the device
     (void)data;
   }
 }
@@ -56,6 +60,34 @@ float positiveProjectDataset() {
   return total;
 }
 
+// Normalize subtracts and divides by CPU tensors of rank >= 1: the data it
+// returns is on the CPU whatever the dataset made (the target is not touched).
+float normalizedProjectDataset() {
+  auto dataset = Pairs()
+                     .map(Normalize<>({0.5, 0.5, 0.5}, {0.5, 0.5, 0.5}))
+                     .map(Stack<>());
+  auto loader = torch::data::make_data_loader(std::move(dataset), 4);
+  float total = 0;
+  for (const auto &batch : *loader) {
+    auto data = batch.data.to(torch::kCPU);
+    auto labels = batch.target.to(torch::kCPU);
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'to' copies the tensor to the host
+    total += data.sum().item<float>() + labels.sum().item<float>();
+  }
+  return total;
+}
+
+float positiveNormalizeVariable() {
+  Normalize<> normalize(0.5, 0.5);
+  normalize.mean = normalize.mean.cuda();
+  // CHECK-MESSAGES: :[[@LINE-1]]:35: warning: 'cuda' copies a host tensor to the device
+  // CHECK-MESSAGES-PROJECT: :[[@LINE-2]]:35: warning: 'cuda' copies a host tensor to the device
+  auto dataset = Pairs().map(normalize).map(Stack<>());
+  auto example = dataset.get_batch({0});
+  return example.data.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' copies a tensor element
+}
+
 float positiveLambdaTransform() {
   auto dataset =
       torch::data::datasets::MNIST("data")
@@ -63,9 +95,11 @@ float positiveLambdaTransform() {
               [](torch::data::Example<> e) {
                 return torch::data::Example<>{e.data.cuda(), e.target};
                 // CHECK-MESSAGES: :[[@LINE-1]]:54: warning: 'cuda' copies a host tensor to the device
+                // CHECK-MESSAGES-PROJECT: :[[@LINE-2]]:54: warning: 'cuda' copies a host tensor to the device
               }))
           .map(Stack<>());
   auto example = dataset.get_batch({0});
   return example.data.sum().item<float>();
   // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' copies a tensor element
+  // CHECK-MESSAGES-PROJECT: :[[@LINE-2]]:29: warning: 'item' copies a tensor element
 }
