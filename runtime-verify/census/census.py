@@ -1,0 +1,527 @@
+#!/usr/bin/env python3
+"""The operator census: runs every ATen operator overload that has a CUDA kernel (and the composite ones,
+which run on CUDA through their decompositions) on CUDA inputs and records whether the host blocked.
+
+Inputs come from PyTorch's own OpInfo sample inputs where an OpInfo names the operator, and are generated
+from the schema otherwise. Each case is called once to warm up (first-call set-up such as handle creation or
+the first pinned allocation is not counted), then measured once with three signals:
+  host_wait  a GPU sleep kernel is queued first; the host waited if the call returned only after it ended
+  cupti      the CUDA runtime and driver calls the call made (cupti_counter.cpp), with copy bytes
+  sdm        warnings of PyTorch's sync debug mode ("called a synchronizing CUDA operation")
+A case synchronizes when the host waited, or the call made a synchronizing CUDA call, or the debug mode
+warned. Results are written as JSON lines, one per overload, and summarize.py turns them into the table.
+
+Usage (on the GPU machine, with torch 2.11):
+  census.py --lib build/libcupti_counter.so --out results.jsonl [--workers 4] [--only REGEX] [--limit N]
+A worker that crashes or hangs (a device-side assert, a kernel that never ends) is restarted after the
+overload it was running, which is recorded as "crashed" or "hung".
+"""
+import argparse
+import ctypes
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+import warnings
+
+SLEEP_MS = 5.0        # the GPU sleep queued before each measured call
+LONG_SLEEP_MS = 100.0  # re-measure with this when a slow host call looks like a wait
+MAX_CASES = 4          # measured cases per overload
+MAX_ATTEMPTS = 16      # candidate cases tried per overload
+HANG_SECONDS = 30      # a worker that records nothing for this long is killed
+
+# CUDA calls that make the host wait (names match by prefix; *Async forms are excluded below).
+# The list follows frontend_census's measurements on the H200 (results/frontend.jsonl): cudaFree, cudaFreeHost and
+# cudaHostUnregister waited; cudaMalloc, cudaHostAlloc, cudaHostRegister and cudaMemset on device memory did not.
+SYNC_APIS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+             "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy", "cuMemcpy",
+             "cudaFree", "cuMemFree", "cudaFreeHost", "cuMemFreeHost", "cudaHostUnregister", "cuMemHostUnregister")
+
+
+def sync_calls(calls, copies):
+    """The synchronizing CUDA calls among calls ({name: count}): waits, synchronous copies except device to
+    device, frees and host registration."""
+    out = {}
+    dtod_only = {c["api"] for c in copies if c["kind"] == "DtoD"} - {c["api"] for c in copies if c["kind"] != "DtoD"}
+    for name, n in calls.items():
+        if not name.startswith(SYNC_APIS) or "Async" in name:
+            continue
+        if name.startswith(("cudaMemcpy", "cuMemcpy")) and (name in dtod_only or "DtoD" in name):
+            continue
+        out[name] = n
+    return out
+
+
+def mechanism(calls, copies, sdm, waited):
+    """A short text: the synchronizing calls, the bytes copied back, and hidden waits."""
+    parts = [f"{name} x{n}" for name, n in sorted(sync_calls(calls, copies).items())]
+    dtoh = [c for c in copies if c["kind"] == "DtoH"]
+    if dtoh:
+        total = sum(c["bytes"] for c in dtoh)
+        hosts = sorted({c["host"] or "unknown" for c in dtoh})
+        parts.append(f"DtoH {total} B in {len(dtoh)} copies ({'/'.join(hosts)})")
+    htod = [c for c in copies if c["kind"] == "HtoD"]
+    if htod:
+        hosts = sorted({c["host"] or "unknown" for c in htod})
+        parts.append(f"HtoD {sum(c['bytes'] for c in htod)} B in {len(htod)} copies ({'/'.join(hosts)})")
+    if waited and not sync_calls(calls, copies):
+        parts.append("host waited with no synchronizing call (pageable copy or implicit wait)")
+    if sdm:
+        parts.append(f"sync debug mode warned x{sdm}")
+    return "; ".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Enumeration (parent and worker alike).
+
+def enumerate_overloads(torch):
+    """Every aten overload with a CUDA kernel or a composite kernel, as (qualified name, kernel kind)."""
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    result = []
+    for name in sorted(torch._C._dispatch_get_all_op_names()):
+        if not name.startswith("aten::"):
+            continue
+        if has(name, "CUDA"):
+            kind = "cuda"
+        elif has(name, "CompositeImplicitAutograd"):
+            kind = "composite-implicit"
+        elif has(name, "CompositeExplicitAutograd") or has(name, "CompositeExplicitAutogradNonFunctional"):
+            kind = "composite-explicit"
+        else:
+            continue
+        result.append((name, kind))
+    return result
+
+
+def resolve(torch, qualified):
+    base, _, overload = qualified[len("aten::"):].partition(".")
+    packet = getattr(torch.ops.aten, base)
+    return base, overload or "default", getattr(packet, overload or "default")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The worker.
+
+class Counter:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.tsc_error.restype = ctypes.c_char_p
+        self.ok = self.lib.tsc_start() == 0
+        self.error = "" if self.ok else self.lib.tsc_error().decode()
+        self.buffer = ctypes.create_string_buffer(1 << 16)
+
+    def reset(self):
+        self.lib.tsc_reset()
+
+    def read(self):
+        self.lib.tsc_pause()
+        need = self.lib.tsc_read(self.buffer, len(self.buffer))
+        if need:
+            self.buffer = ctypes.create_string_buffer(need)
+            self.lib.tsc_read(self.buffer, len(self.buffer))
+        return json.loads(self.buffer.value.decode())
+
+
+def describe(value, torch):
+    if isinstance(value, torch.Tensor):
+        dtype = str(value.dtype).replace("torch.", "")
+        dev = "" if value.is_cuda else f" {value.device.type}"
+        return f"T{list(value.shape)}{dtype}{dev}"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(describe(v, torch) for v in value[:4])
+        return f"[{inner}{', ...' if len(value) > 4 else ''}]"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return repr(value)[:40]
+
+
+class Worker:
+    def __init__(self, torch, counter):
+        self.torch = torch
+        self.counter = counter
+        self.cycles_per_ms = self.calibrate()
+        self.opinfos = self.load_opinfos()
+
+    def calibrate(self):
+        torch = self.torch
+        torch.cuda.synchronize()
+        best = None
+        for _ in range(3):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch.cuda._sleep(10_000_000)
+            end.record()
+            end.synchronize()
+            ms = start.elapsed_time(end)
+            best = ms if best is None else min(best, ms)
+        return 10_000_000 / best
+
+    def load_opinfos(self):
+        """OpInfos by the aten base names they may call."""
+        index = {}
+        try:
+            from torch.testing._internal.common_methods_invocations import op_db
+        except Exception as e:  # noqa: BLE001 - report and go on with schema inputs only
+            print(f"census: OpInfo database not available ({e}); schema inputs only", file=sys.stderr)
+            return index
+        for op in op_db:
+            names = {op.name.replace(".", "_"), getattr(op, "aten_name", None) or "",
+                     op.name.split(".")[-1]}
+            for n in names:
+                if n:
+                    index.setdefault(n, []).append(op)
+        return index
+
+    # --- one measured call --------------------------------------------------------------------------------
+    def measure(self, fn, sleep_ms):
+        torch = self.torch
+        torch.cuda.synchronize()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.cuda.set_sync_debug_mode("warn")
+            try:
+                torch.cuda._sleep(int(sleep_ms * self.cycles_per_ms))
+                event = torch.cuda.Event()
+                event.record()
+                self.counter.reset()
+                t0 = time.perf_counter()
+                fn()
+                t1 = time.perf_counter()
+                seen = self.counter.read()
+                done = event.query()
+            finally:
+                torch.cuda.set_sync_debug_mode(0)
+        torch.cuda.synchronize()
+        sdm = sum(1 for w in caught if "synchronizing CUDA operation" in str(w.message))
+        host_ms = (t1 - t0) * 1000
+        return {"waited": bool(done and host_ms >= 0.8 * sleep_ms), "host_ms": round(host_ms, 3),
+                "sdm": sdm, "calls": seen["calls"], "copies": seen["copies"]}
+
+    def run_case(self, fn):
+        """Warm up, then measure. Raises what the call raises."""
+        fn()
+        self.torch.cuda.synchronize()
+        m = self.measure(fn, SLEEP_MS)
+        syncs = sync_calls(m["calls"], m["copies"])
+        if m["waited"] and not syncs and not m["sdm"]:
+            # A slow host call looks like a wait; a longer sleep tells them apart.
+            m2 = self.measure(fn, LONG_SLEEP_MS)
+            m["waited"] = m2["waited"]
+            m["remeasured_host_ms"] = m2["host_ms"]
+        m["sync"] = bool(m["waited"] or syncs or m["sdm"])
+        m["mechanism"] = mechanism(m["calls"], m["copies"], m["sdm"], m["waited"])
+        return m
+
+    # --- candidate inputs ---------------------------------------------------------------------------------
+    def opinfo_cases(self, base, overload, schema):
+        """(description, thunk) for each OpInfo sample of the operator, first supported dtype."""
+        torch = self.torch
+        stem = base[:-1] if base.endswith("_") and not base.startswith("_") else base
+        ops = self.opinfos.get(stem, []) or self.opinfos.get(base, [])
+        inplace = base.endswith("_")
+        out_names = [a.name for a in schema.arguments if a.is_out]
+        for op in ops[:2]:
+            try:
+                dtypes = op.supported_dtypes("cuda")
+            except Exception:  # noqa: BLE001
+                continue
+            dtype = next((d for d in (torch.float32, torch.int64, torch.bool, torch.float64) if d in dtypes),
+                         next(iter(dtypes), None))
+            if dtype is None:
+                continue
+            try:
+                samples = list(op.sample_inputs("cuda", dtype, requires_grad=False))[:6]
+            except Exception:  # noqa: BLE001
+                continue
+            for s in samples:
+                args = [s.input, *s.args]
+                kwargs = dict(s.kwargs)
+                desc = ", ".join([describe(a, torch) for a in args] +
+                                 [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
+                yield f"opinfo {op.name}: {desc}", args, kwargs, out_names, inplace
+
+    def schema_cases(self, schema):
+        torch = self.torch
+        variants = [("f32[4,4]", lambda: torch.randn(4, 4, device="cuda")),
+                    ("f32[4]", lambda: torch.randn(4, device="cuda")),
+                    ("f32[2,3,4,4]", lambda: torch.randn(2, 3, 4, 4, device="cuda")),
+                    ("i64[4]", lambda: torch.zeros(4, dtype=torch.int64, device="cuda")),
+                    ("bool[4,4]", lambda: torch.rand(4, 4, device="cuda") > 0.5),
+                    ("f32[]", lambda: torch.randn((), device="cuda"))]
+        for label, make in variants:
+            args, kwargs, ok = [], {}, True
+            for a in schema.arguments:
+                if a.is_out:
+                    continue
+                t = str(a.type)
+                if a.has_default_value() and not t.startswith("Tensor"):
+                    continue
+                if t in ("Tensor?",) and a.has_default_value():
+                    continue
+                value = self.value_for(a.name, t, make)
+                if value is _NO_VALUE:
+                    ok = False
+                    break
+                if a.kwarg_only:
+                    kwargs[a.name] = value
+                else:
+                    args.append(value)
+            if not ok:
+                return
+            out_names = [a.name for a in schema.arguments if a.is_out]
+            desc = ", ".join([describe(a, torch) for a in args] + [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
+            yield f"schema {label}: {desc}", args, kwargs, out_names, False
+
+    def value_for(self, name, t, make):
+        torch = self.torch
+        if t == "Tensor?[]":
+            # An index list: a long index that fits any first dimension, or a mask the shape of the input.
+            sample = make()
+            if sample.dtype == torch.bool:
+                return [sample]
+            return [torch.zeros(1, dtype=torch.int64, device="cuda")]
+        if t.startswith("Tensor") and t.endswith("[]"):
+            return [make(), make()]
+        if t.startswith("Tensor"):
+            return make()
+        if t in ("int", "SymInt", "int?", "SymInt?"):
+            return 0 if "dim" in name else 2
+        if t in ("int[]", "SymInt[]", "int[1]", "int[2]", "int[3]", "SymInt[1]", "SymInt[2]", "int[]?", "SymInt[]?",
+                 "int[1]?"):
+            return [0] if "dim" in name else [4, 4]
+        if t in ("float", "float?"):
+            return 0.5
+        if t in ("Scalar", "Scalar?"):
+            return 1
+        if t in ("bool", "bool?"):
+            return False
+        if t in ("ScalarType", "ScalarType?"):
+            return torch.float32
+        if t in ("Device", "Device?"):
+            return torch.device("cuda")
+        if t in ("Layout", "Layout?"):
+            return torch.strided
+        if t in ("MemoryFormat?", "Generator?", "str?", "Dimname?"):
+            return None
+        return _NO_VALUE
+
+    # --- one overload -------------------------------------------------------------------------------------
+    def census(self, qualified, kernel):
+        torch = self.torch
+        record = {"overload": qualified, "kernel": kernel, "cases": [], "errors": []}
+        try:
+            base, overload, op = resolve(torch, qualified)
+        except Exception as e:  # noqa: BLE001
+            record["errors"].append(f"not resolvable from Python: {e}"[:200])
+            return record
+        schema = op._schema
+        record["schema"] = str(schema)
+        attempts = 0
+        seen_desc = set()
+        sources = [self.opinfo_cases(base, overload, schema), self.schema_cases(schema)]
+        for source in sources:
+            for desc, args, kwargs, out_names, inplace in source:
+                if len(record["cases"]) >= MAX_CASES or attempts >= MAX_ATTEMPTS:
+                    break
+                if desc in seen_desc:
+                    continue
+                seen_desc.add(desc)
+                attempts += 1
+                try:
+                    fn = self.bind(op, schema, args, kwargs, out_names, inplace)
+                    m = self.run_case(fn)
+                except Exception as e:  # noqa: BLE001 - the op refused these inputs
+                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+                    if re.search(r"CUDA error|device-side assert|illegal memory access|unspecified launch", msg):
+                        record["errors"].append(msg)
+                        record["fatal"] = True
+                        return record
+                    if len(record["errors"]) < 3:
+                        record["errors"].append(f"{desc[:100]} -> {msg}")
+                    continue
+                m["case"] = desc[:300]
+                record["cases"].append(m)
+        return record
+
+    def bind(self, op, schema, args, kwargs, out_names, inplace):
+        """A thunk calling op on fresh copies of the inputs (in-place ops must not drift across calls)."""
+        torch = self.torch
+
+        def fresh(v):
+            if isinstance(v, torch.Tensor):
+                return v.clone() if inplace else v
+            if isinstance(v, list):
+                return [fresh(x) for x in v]
+            return v
+
+        outs = {}
+        if out_names:
+            # Out tensors shaped like the functional result, or empty ones the op may resize.
+            functional = None
+            base = schema.name.split("::")[1]
+            packet = getattr(torch.ops.aten, base)
+            for name in packet.overloads():
+                cand = getattr(packet, name)
+                if not any(a.is_out for a in cand._schema.arguments):
+                    try:
+                        functional = cand(*args, **kwargs)
+                        break
+                    except Exception:  # noqa: BLE001
+                        continue
+            results = functional if isinstance(functional, (tuple, list)) else [functional]
+            for i, name in enumerate(out_names):
+                r = results[i] if i < len(results) else None
+                outs[name] = torch.empty_like(r) if isinstance(r, torch.Tensor) else torch.empty(0, device="cuda")
+
+        def call():
+            return op(*[fresh(a) for a in args], **{k: fresh(v) for k, v in kwargs.items()}, **outs)
+
+        # Fail here, not in the measurement, when the inputs do not fit.
+        call()
+        torch.cuda.synchronize()
+        return call
+
+
+_NO_VALUE = object()
+
+
+def worker_main(args):
+    import torch
+    counter = Counter(args.lib)
+    if not counter.ok:
+        print(f"census: CUPTI unavailable: {counter.error}", file=sys.stderr)
+        sys.exit(2)
+    w = Worker(torch, counter)
+    # A check of the measurement itself: item syncs, add does not.
+    x = torch.randn(4, device="cuda")
+    item = w.run_case(lambda: torch.ops.aten._local_scalar_dense.default(x[0]))
+    add = w.run_case(lambda: torch.ops.aten.add.Tensor(x, x))
+    if not (item["sync"] and item["waited"]) or add["sync"]:
+        print(f"census: the measurement fails its own check (item: {item}, add: {add})", file=sys.stderr)
+        sys.exit(3)
+    todo = [line.split("\t") for line in open(args.ops).read().splitlines() if line]
+    with open(args.results, "a") as out:
+        for qualified, kernel in todo:
+            with open(args.results + ".current", "w") as cur:
+                cur.write(qualified)
+            try:
+                rec = w.census(qualified, kernel)
+            except Exception as e:  # noqa: BLE001
+                rec = {"overload": qualified, "kernel": kernel, "cases": [],
+                       "errors": [f"census error: {e}"[:200]], "trace": traceback.format_exc()[-400:]}
+            out.write(json.dumps(rec) + "\n")
+            out.flush()
+            if rec.get("fatal"):
+                sys.exit(4)  # the CUDA context is unusable: the parent starts a new worker
+
+
+def parent_main(args):
+    import torch
+    overloads = enumerate_overloads(torch)
+    if args.only:
+        overloads = [o for o in overloads if re.search(args.only, o[0])]
+    if args.limit:
+        overloads = overloads[:args.limit]
+    meta = {"torch": torch.__version__, "cuda": torch.version.cuda, "gpu": torch.cuda.get_device_name(0),
+            "date": time.strftime("%Y-%m-%d"), "overloads": len(overloads),
+            "with_cuda_kernel": sum(1 for _, k in overloads if k == "cuda"),
+            "composite": sum(1 for _, k in overloads if k != "cuda"),
+            "all_aten": sum(1 for n in torch._C._dispatch_get_all_op_names() if n.startswith("aten::"))}
+    workdir = args.out + ".work"
+    os.makedirs(workdir, exist_ok=True)
+    chunks = [overloads[i::args.workers] for i in range(args.workers)]
+    procs = []
+    for i, chunk in enumerate(chunks):
+        procs.append({"i": i, "todo": list(chunk), "proc": None, "results": f"{workdir}/w{i}.jsonl"})
+        open(procs[-1]["results"], "w").close()
+
+    def done_names(p):
+        with open(p["results"]) as f:
+            return [json.loads(l)["overload"] for l in f if l.strip()]
+
+    def start(p):
+        finished = set(done_names(p))
+        p["todo"] = [o for o in p["todo"] if o[0] not in finished]
+        if not p["todo"]:
+            p["proc"] = None
+            return
+        ops_file = f"{workdir}/w{p['i']}.ops"
+        with open(ops_file, "w") as f:
+            f.writelines(f"{q}\t{k}\n" for q, k in p["todo"])
+        p["proc"] = subprocess.Popen([sys.executable, __file__, "--worker", "--lib", args.lib, "--ops", ops_file,
+                                      "--results", p["results"]], stdout=subprocess.DEVNULL,
+                                     stderr=open(f"{workdir}/w{p['i']}.log", "a"))
+        p["last"] = time.time()
+        p["count"] = len(finished)
+
+    for p in procs:
+        start(p)
+    deadline = time.time() + args.time_limit
+    while any(p["proc"] for p in procs):
+        time.sleep(1)
+        for p in procs:
+            proc = p["proc"]
+            if not proc:
+                continue
+            n = len(done_names(p))
+            if n != p["count"]:
+                p["count"], p["last"] = n, time.time()
+            rc = proc.poll()
+            hung = rc is None and time.time() - p["last"] > HANG_SECONDS
+            if rc is None and time.time() > deadline:
+                proc.kill()
+                proc.wait()
+                p["proc"] = None
+                continue
+            if rc is None and not hung:
+                continue
+            if hung:
+                proc.kill()
+                proc.wait()
+            if rc in (2, 3):
+                print(open(f"{workdir}/w{p['i']}.log").read()[-2000:], file=sys.stderr)
+                sys.exit(rc)
+            if rc == 0 or rc is None and not hung:
+                p["proc"] = None
+                continue
+            # Crashed (or hung) on the overload it was running; a fatal CUDA error was recorded already.
+            current = open(p["results"] + ".current").read().strip() if os.path.exists(p["results"] + ".current") else ""
+            if current and current not in set(done_names(p)):
+                with open(p["results"], "a") as f:
+                    f.write(json.dumps({"overload": current, "kernel": dict(overloads).get(current, ""), "cases": [],
+                                        "errors": ["hung" if hung else f"crashed (exit {rc})"]}) + "\n")
+            start(p)
+    with open(args.out, "w") as out:
+        out.write(json.dumps({"meta": meta}) + "\n")
+        for p in procs:
+            with open(p["results"]) as f:
+                out.writelines(f.readlines())
+    print(json.dumps(meta))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", required=True, help="path of libcupti_counter.so")
+    ap.add_argument("--out", help="results file (JSON lines)")
+    ap.add_argument("--workers", type=int, default=4)
+    ap.add_argument("--only", help="regular expression on the qualified overload name")
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--time-limit", type=float, default=420, help="seconds before unfinished workers stop")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--ops", help=argparse.SUPPRESS)
+    ap.add_argument("--results", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        worker_main(args)
+    else:
+        if not args.out:
+            ap.error("--out is required")
+        parent_main(args)
+
+
+if __name__ == "__main__":
+    main()

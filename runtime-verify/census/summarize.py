@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Turns the census's raw results into the committed tables that the checker reads.
+
+  summarize.py [--results DIR] [--facts DIR]
+
+reads DIR/aten.jsonl.gz (census.py) and DIR/frontend.jsonl (frontend_census) and writes, in the facts
+directory (default checker/facts):
+  census-aten.tsv      one row per ATen overload: verdict always / depends / never / not-run, cases that
+                       synchronized of cases run, the condition, the mechanism
+  census-frontend.tsv  one row per measured C++ frontend or CUDA API call: synchronizes yes / no / error
+A case synchronizes when the host waited for the GPU sleep, the call made a synchronizing CUDA call, or the
+sync debug mode warned (census.py's sync_calls and mechanism say what each means). The verdict is recomputed
+from the raw signals here, so a change of that rule needs no new GPU run.
+"""
+import argparse
+import collections
+import gzip
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from census import mechanism, sync_calls  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def clean(text, limit):
+    text = " ".join(str(text).split()).replace("\t", " ")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def case_sync(case):
+    return bool(case["waited"] or sync_calls(case["calls"], case["copies"]) or case["sdm"])
+
+
+def aten_rows(records):
+    rows = []
+    for r in records:
+        cases = r["cases"]
+        if not cases:
+            reason = "; ".join(r["errors"][:1]) or "no input fitted"
+            rows.append((r["overload"], r["kernel"], "not-run", "0/0", clean(reason, 160), ""))
+            continue
+        synced = [c for c in cases if case_sync(c)]
+        calm = [c for c in cases if not case_sync(c)]
+        if synced and calm:
+            verdict = "depends"
+            condition = (f"syncs: {'; '.join(c['case'] for c in synced[:2])} | "
+                         f"no sync: {'; '.join(c['case'] for c in calm[:2])}")
+        elif synced:
+            verdict = "always"
+            condition = f"every case: {'; '.join(c['case'] for c in synced[:2])}"
+        else:
+            verdict = "never"
+            condition = f"every case: {'; '.join(c['case'] for c in calm[:2])}"
+        mech = ""
+        if synced:
+            counts = collections.Counter(
+                mechanism(c["calls"], c["copies"], c["sdm"], c["waited"]) for c in synced)
+            mech = counts.most_common(1)[0][0]
+        rows.append((r["overload"], r["kernel"], verdict, f"{len(synced)}/{len(cases)}", clean(condition, 240),
+                     clean(mech, 160)))
+    return rows
+
+
+def frontend_rows(lines):
+    rows = []
+    for r in lines:
+        if "error" in r and "seen" not in r:
+            rows.append((r["function"], r["arguments"], "error", clean(r["error"], 160)))
+            continue
+        seen = r["seen"]
+        sync = bool(r["waited"] or sync_calls(seen["calls"], seen["copies"]) or r["sdm"])
+        mech = mechanism(seen["calls"], seen["copies"], r["sdm"], r["waited"])
+        if r.get("error"):
+            mech = f"{mech}; raised: {clean(r['error'], 80)}".lstrip("; ")
+        rows.append((r["function"], r["arguments"], "yes" if sync else "no", clean(mech, 160)))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", default=os.path.join(HERE, "results"))
+    ap.add_argument("--facts", default=os.path.join(ROOT, "checker", "facts"))
+    args = ap.parse_args()
+    with gzip.open(os.path.join(args.results, "aten.jsonl.gz"), "rt") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    meta = records[0]["meta"]
+    records = sorted(records[1:], key=lambda r: r["overload"])
+    origin = (f"torch {meta['torch']}, CUDA {meta['cuda']}, {meta['gpu']}, {meta['date']}; "
+              f"made by runtime-verify/census/summarize.py from runtime-verify/census/results/")
+    rows = aten_rows(records)
+    verdicts = collections.Counter(r[2] for r in rows)
+    cuda_run = sum(1 for r in rows if r[1] == "cuda" and r[2] != "not-run")
+    with open(os.path.join(args.facts, "census-aten.tsv"), "w") as out:
+        out.write(f"# ATen operator census: {origin}\n")
+        out.write(f"# {meta['overloads']} overloads of {meta['all_aten']} aten operators: {meta['with_cuda_kernel']} with a "
+                  f"CUDA kernel ({cuda_run} run), {meta['composite']} composite; verdicts: "
+                  + ", ".join(f"{k} {verdicts[k]}" for k in ("always", "depends", "never", "not-run")) + "\n")
+        out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), mechanism\n")
+        for row in rows:
+            out.write("\t".join(row) + "\n")
+    with open(os.path.join(args.results, "frontend.jsonl")) as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    with open(os.path.join(args.facts, "census-frontend.tsv"), "w") as out:
+        out.write(f"# C++ frontend and CUDA API census: {origin}\n")
+        out.write("# columns: function, arguments measured, synchronizes (yes / no / error), mechanism\n")
+        for row in frontend_rows(lines):
+            out.write("\t".join(row) + "\n")
+    print(f"census-aten.tsv: {len(rows)} overloads; " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
+
+
+if __name__ == "__main__":
+    main()
