@@ -332,7 +332,17 @@ class Worker:
                 seen_desc.add(desc)
                 attempts += 1
                 try:
-                    fn = self.bind(op, schema, args, kwargs, out_names, inplace)
+                    try:
+                        fn = self.bind(op, schema, args, kwargs, out_names, inplace)
+                    except (RuntimeError, TypeError):
+                        # OpInfo samples pass Python lists and numbers where an overload takes tensors
+                        # (ctc_loss's lengths, linspace's bounds): the same values as CUDA tensors.
+                        coerced = self.coerce(schema, args, kwargs)
+                        if coerced is None:
+                            raise
+                        args, kwargs = coerced
+                        desc += " (lists and numbers as CUDA tensors)"
+                        fn = self.bind(op, schema, args, kwargs, out_names, inplace)
                     m = self.run_case(fn)
                 except Exception as e:  # noqa: BLE001 - the op refused these inputs
                     msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
@@ -346,6 +356,38 @@ class Worker:
                 m["case"] = desc[:300]
                 record["cases"].append(m)
         return record
+
+    def coerce(self, schema, args, kwargs):
+        """args and kwargs with each list of numbers or number given for a Tensor parameter made a CUDA
+        tensor, or None when nothing changes."""
+        torch = self.torch
+
+        def as_tensor(value):
+            if isinstance(value, bool):
+                return None
+            if isinstance(value, (int, float)):
+                return torch.tensor(value, device="cuda")
+            if isinstance(value, (list, tuple)) and value and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+                return torch.tensor(list(value), device="cuda")
+            return None
+
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        new_args, new_kwargs, changed = list(args), dict(kwargs), False
+        for i, value in enumerate(args):
+            if i < len(positional) and str(positional[i].type).startswith("Tensor") and \
+                    not str(positional[i].type).endswith("[]"):
+                t = as_tensor(value)
+                if t is not None:
+                    new_args[i], changed = t, True
+        by_name = {a.name: a for a in schema.arguments}
+        for name, value in kwargs.items():
+            a = by_name.get(name)
+            if a is not None and str(a.type).startswith("Tensor") and not str(a.type).endswith("[]"):
+                t = as_tensor(value)
+                if t is not None:
+                    new_kwargs[name], changed = t, True
+        return (new_args, new_kwargs) if changed else None
 
     def bind(self, op, schema, args, kwargs, out_names, inplace):
         """A thunk calling op on fresh copies of the inputs (in-place ops must not drift across calls)."""
