@@ -392,6 +392,16 @@ class Worker:
     def bind(self, op, schema, args, kwargs, out_names, inplace):
         """A thunk calling op on fresh copies of the inputs (in-place ops must not drift across calls)."""
         torch = self.torch
+        # A tensor given for a number (a Scalar, float or int parameter) is read with item() by Python's argument
+        # parser before the operator runs: that sync is the binding's, not the operator's, and C++ callers never
+        # make it. Such a case is not measured.
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        by_name = {a.name: a for a in schema.arguments}
+        pairs = [(positional[i] if i < len(positional) else None, v) for i, v in enumerate(args)]
+        pairs += [(by_name.get(k), v) for k, v in kwargs.items()]
+        for a, v in pairs:
+            if a is not None and isinstance(v, torch.Tensor) and not str(a.type).startswith("Tensor"):
+                raise TypeError(f"a tensor for the {a.type} parameter '{a.name}'")
 
         def fresh(v):
             if isinstance(v, torch.Tensor):

@@ -17,10 +17,16 @@ import collections
 import gzip
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from census import mechanism, sync_calls  # noqa: E402
+
+# A tensor with a zero-size dimension in a case's description ("T[0, 5]float32").
+EMPTY_INPUT = re.compile(r"T\[(?:[0-9, ]*, )?0(?:, [0-9, ]*)?\]")
+# The condition of an overload that syncs exactly on its non-empty inputs starts so.
+NONEMPTY = "non-empty inputs:"
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -45,7 +51,13 @@ def aten_rows(records):
             continue
         synced = [c for c in cases if case_sync(c)]
         calm = [c for c in cases if not case_sync(c)]
-        if synced and calm:
+        if synced and calm and all(EMPTY_INPUT.search(c["case"]) for c in calm) and \
+                not any(EMPTY_INPUT.search(c["case"]) for c in synced):
+            # Only the cases with an empty tensor did not sync: the condition is a non-empty input.
+            verdict = "depends"
+            condition = (f"{NONEMPTY} every case with non-empty tensors synced, every case with an empty one did not: "
+                         f"{'; '.join(c['case'] for c in synced[:2])}")
+        elif synced and calm:
             verdict = "depends"
             condition = (f"syncs: {'; '.join(c['case'] for c in synced[:2])} | "
                          f"no sync: {'; '.join(c['case'] for c in calm[:2])}")
