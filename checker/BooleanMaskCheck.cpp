@@ -165,6 +165,8 @@ void BooleanMaskCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void BooleanMaskCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::BooleanMask);
   // The C++ indexing API: Tensor::index and Tensor::index_put_ with a list of
   // TensorIndex. The ATen-level overloads taking c10::List<optional<Tensor>>
   // are not matched (their index list is rarely written at the call).

@@ -39,6 +39,8 @@ auto indexingWithTensorIndexList() {
 } // namespace
 
 void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceIndex);
   Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId),
                      this);
   Finder->addMatcher(narrowWithTensorStart().bind(NarrowId), this);

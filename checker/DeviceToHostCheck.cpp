@@ -95,22 +95,28 @@ bool targetSharesReceiverDevice(const CXXMemberCallExpr &Call,
 } // namespace
 
 void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceToHost);
   Finder->addMatcher(
       cxxMemberCallExpr(
           callee(tensorMethod(methodNames(SyncCategory::DeviceToHost))))
           .bind(TransferId),
       this);
+  // The free functions: torch::tensor and at::tensor from host data, and
+  // torch::save and torch::pickle_save of tensors.
   Finder->addMatcher(
       callExpr(callee(functionDecl(
-                   hasAnyName(functionNames(SyncCategory::DeviceToHost)))))
+                   hasAnyName(functionNames(SyncCategory::DeviceToHost)))),
+               unless(cxxMemberCallExpr()))
           .bind(FactoryId),
       this);
-  // 'model->to(device)': torch::nn::Module::to(Device, ...) copies each
-  // parameter and buffer (torch/csrc/api/src/nn/module.cpp); the overload
-  // taking only a dtype converts in place on the module's device.
+  // 'model->to(device)': torch::nn::Module::to(Device, ...) and
+  // torch::jit::Module::to(Device, ...) copy each parameter and buffer
+  // (torch/csrc/api/src/nn/module.cpp, torch/csrc/jit/api/module.cpp); the
+  // overloads taking only a dtype convert in place on the module's device.
   Finder->addMatcher(
       cxxMemberCallExpr(
-          callee(cxxMethodDecl(hasName("::torch::nn::Module::to"),
+          callee(cxxMethodDecl(hasAnyName(functionNames(SyncCategory::DeviceToHost)),
                                hasParameter(0, hasType(hasUnqualifiedDesugaredType(
                                                    recordType(hasDeclaration(
                                                        namedDecl(hasName("::c10::Device"))))))))))
@@ -218,17 +224,37 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
 void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
                                            ASTContext &Context) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || Call.getNumArgs() < 2)
+  if (!Callee || Call.getNumArgs() < 1)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Callee);
-  if (!Fact || Fact->Function != "::torch::tensor" ||
-      isScalarTensorData(Call.getArg(0)) ||
-      !isReportablePlace(Call, Context))
+  if (!Fact || !isReportablePlace(Call, Context))
     return;
-  DeviceKind Target = devices(Context).targetDevice(Call.getArg(1));
+  DeviceInference &Devices = devices(Context);
+  StringRef Name = Fact->Function.drop_front(2);
+  if (Name == "torch::save" || Name == "torch::pickle_save") {
+    // The value saved: a tensor on the host is written without a copy; a
+    // module, a list or an IValue may hold device tensors.
+    const Expr *Value = Call.getArg(0);
+    DeviceKind Device = isTensorType(Value->getType())
+                            ? Devices.tensorDevice(Value)
+                            : DeviceKind::Unknown;
+    if (Device == DeviceKind::CPU || !isReportableDevice(Device))
+      return;
+    reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+    return;
+  }
+  // torch::tensor and at::tensor: the data, then the options.
+  if (Call.getNumArgs() < 2)
+    return;
+  // A single value is filled in on the device by torch::tensor (the scalar
+  // path of TensorDataContainer); at::tensor copies it from the host all the
+  // same (census-frontend.tsv: 'at::tensor | one float').
+  if (Name == "torch::tensor" && isScalarTensorData(Call.getArg(0)))
+    return;
+  DeviceKind Target = Devices.targetDevice(Call.getArg(1));
   if (Target == DeviceKind::Unspecified || !isReportableDevice(Target))
     return;
-  reportSync(Call, "torch::tensor", Fact->Effect, Fact->Alternative, Context);
+  reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
 }
 
 void DeviceToHostCheck::checkModuleTransfer(const CXXMemberCallExpr &Call,
@@ -250,8 +276,8 @@ void DeviceToHostCheck::checkModuleTransfer(const CXXMemberCallExpr &Call,
   if (Target == DeviceKind::Unspecified || Target == DeviceKind::CPU ||
       !isReportableDevice(Target))
     return;
-  reportSync(Call, "torch::nn::Module::to", Fact->Effect, Fact->Alternative,
-             Context);
+  reportSync(Call, Fact->Function.drop_front(2), Fact->Effect,
+             Fact->Alternative, Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -115,6 +115,8 @@ const Expr *dataArgument(const CallExpr &Call, const FunctionDecl &Callee,
 } // namespace
 
 void DynamicShapeCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::DynamicShape);
   Finder->addMatcher(
       cxxMemberCallExpr(
           callee(tensorMethod(methodNames(SyncCategory::DynamicShape))),

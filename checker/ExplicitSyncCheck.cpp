@@ -12,52 +12,10 @@ namespace clang::tidy::torch_sync {
 namespace {
 constexpr llvm::StringLiteral CallId = "call";
 
-/// The CUDA headers declare many API functions under another name through
-/// macros: 'cuMemcpyDtoH' is declared as 'cuMemcpyDtoH_v2', and with a
-/// per-thread default stream (CUDA_API_PER_THREAD_DEFAULT_STREAM) as
-/// 'cuMemcpyDtoH_v2_ptds'; 'cudaMemcpy' becomes 'cudaMemcpy_ptds' and
-/// 'cudaStreamSynchronize' 'cudaStreamSynchronize_ptsz'. 'cuCtxSynchronize_v2'
-/// (in the CUDA 13 headers) waits for a given context, not the current one.
-/// The suffixes such names may carry, longest first.
-constexpr llvm::StringLiteral ApiNameSuffixes[] = {"_v2_ptds", "_ptds",
-                                                   "_ptsz", "_v2"};
-
 /// Whether \p QualifiedName ("::cudaMemcpy") names a CUDA runtime or driver
 /// API function, which is declared in the global namespace.
 bool isGlobalName(StringRef QualifiedName) {
   return !QualifiedName.drop_front(2).contains("::");
-}
-
-/// The names of the declarations to match: the qualified names of the facts,
-/// and for the CUDA API functions their suffixed names too.
-std::vector<std::string> declaredNames() {
-  std::vector<std::string> Names;
-  for (StringRef Name : functionNames(SyncCategory::Explicit)) {
-    Names.push_back(Name.str());
-    if (isGlobalName(Name))
-      for (StringRef Suffix : ApiNameSuffixes)
-        Names.push_back((Name + Suffix).str());
-  }
-  return Names;
-}
-
-/// The fact for \p Callee, a function of LibTorch or of the CUDA API (under
-/// its documented name or a suffixed one), or null.
-const SyncFact *findExplicitFact(const FunctionDecl &Callee) {
-  if (const SyncFact *Fact = findSyncFact(SyncCategory::Explicit, Callee))
-    return Fact;
-  if (!Callee.getIdentifier() ||
-      !Callee.getDeclContext()->getRedeclContext()->isTranslationUnit())
-    return nullptr;
-  StringRef Name = Callee.getName();
-  for (StringRef Suffix : ApiNameSuffixes)
-    if (Name.consume_back(Suffix))
-      break;
-  std::string Documented = ("::" + Name).str();
-  for (const SyncFact &Fact : syncFacts())
-    if (Fact.Category == SyncCategory::Explicit && Fact.Function == Documented)
-      return &Fact;
-  return nullptr;
 }
 
 /// Whether a CUDA runtime copy names 'cudaMemcpyDeviceToDevice' as its kind.
@@ -73,10 +31,24 @@ bool isDeviceToDeviceCopy(const CallExpr &Call) {
   }
   return false;
 }
+
+/// Whether a free ('cudaFree', 'cuMemFree', 'cudaFreeHost') is given a null
+/// pointer, which frees nothing and does not wait: CUDA libraries call
+/// 'cudaFree(nullptr)' to create the context.
+bool freesNullPointer(const CallExpr &Call, const ASTContext &Context) {
+  if (Call.getNumArgs() == 0)
+    return false;
+  return Call.getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
+             const_cast<ASTContext &>(Context),
+             Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
+}
 } // namespace
 
 void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
-  std::vector<std::string> Names = declaredNames();
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::Explicit);
+  std::vector<std::string> Names =
+      declaredFunctionNames(SyncCategory::Explicit);
   // Free functions and member calls ('stream.synchronize()') alike; no
   // unless(): a call in a LibTorch or system header, or in a function where
   // syncs are intended, is left out by isReportablePlace().
@@ -92,8 +64,10 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   if (!Callee || !isReportablePlace(*Call, *Result.Context))
     return;
-  const SyncFact *Fact = findExplicitFact(*Callee);
+  const SyncFact *Fact = findSyncFact(SyncCategory::Explicit, *Callee);
   if (!Fact)
+    return;
+  if (Fact->NullPointerIsNoOp && freesNullPointer(*Call, *Result.Context))
     return;
   // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
   if (isGlobalName(Fact->Function) && isDeviceToDeviceCopy(*Call))

@@ -37,6 +37,8 @@ void ItemCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::Item);
   Finder->addMatcher(
       cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))),
                         on(expr().bind(ReceiverId)))
@@ -44,7 +46,9 @@ void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
       this);
   Finder->addMatcher(
       callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Item)))),
-               unless(cxxMemberCallExpr()))
+               // Tensor methods are the matcher above's; other members
+               // ('torch::optim::LBFGS::step') are functions of the table.
+               unless(cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))))))
           .bind(CallId),
       this);
   auto UserFunctions = std::make_shared<std::vector<llvm::Regex>>(

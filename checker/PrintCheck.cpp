@@ -29,6 +29,8 @@ StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
 } // namespace
 
 void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::Print);
   // The formatting functions of ATen/core/Formatting.h and c10/util/StringUtil.h
   // with a tensor argument. 'TensorBase::print()' and 'toString()' print only
   // metadata and are members, so they do not match. The message of

@@ -2,6 +2,7 @@
 
 #include "SyncCheckBase.h"
 #include "DeviceValueFlow.h"
+#include "TorchMatchers.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -20,6 +21,7 @@ namespace {
 constexpr llvm::StringLiteral LoopId = "torch-sync-loop";
 constexpr llvm::StringLiteral LambdaId = "torch-sync-lambda";
 constexpr llvm::StringLiteral FunctionId = "torch-sync-function";
+constexpr llvm::StringLiteral MeasuredCallId = "torch-sync-measured-call";
 
 /// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
 /// and the umbrella headers under torch/, as installed by a LibTorch package
@@ -306,7 +308,46 @@ void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
         LambdaRanges.push_back(*Range);
     return;
   }
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(MeasuredCallId)) {
+    checkMeasuredSync(*Call, *Result.Context);
+    return;
+  }
   checkSync(Result);
+}
+
+void SyncCheckBase::registerMeasuredSyncMatchers(MatchFinder *Finder,
+                                                 SyncCategory Category) {
+  MeasuredCategory = Category;
+  std::vector<StringRef> Methods = measuredMethodNames(Category);
+  std::vector<std::string> Functions = measuredFunctionNames(Category);
+  if (Methods.empty() && Functions.empty())
+    return;
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(anyOf(
+                   tensorMethod(Methods),
+                   functionDecl(hasAnyName(std::vector<StringRef>(
+                       Functions.begin(), Functions.end())))))),
+               // Calls inside LibTorch's and other system headers are never
+               // reported; skipping them here keeps the matcher cheap.
+               unless(isExpansionInSystemHeader()))
+          .bind(MeasuredCallId),
+      this);
+}
+
+void SyncCheckBase::checkMeasuredSync(const CallExpr &Call, ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (!Callee)
+    return;
+  const MeasuredSync *Measured = findMeasuredSync(*Callee);
+  // The name matched; the overload (its parameter kinds) must be the one the
+  // census measured to block the host, in this check's category.
+  if (!Measured || Measured->Category != MeasuredCategory ||
+      !isReportablePlace(Call, Context))
+    return;
+  if (!isReportableDevice(devices(Context).inputsDevice(Call)))
+    return;
+  reportSync(Call, calleeName(Call, *Callee), Measured->Effect,
+             Measured->Alternative, Context);
 }
 
 std::optional<SyncCheckBase::FileRange>

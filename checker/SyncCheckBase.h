@@ -130,7 +130,19 @@ protected:
   /// LibTorchHeaderRegex matches; the main file never is.
   bool isInLibraryHeader(SourceLocation Loc, const SourceManager &SM) const;
 
+  /// Registers the calls of the ATen overloads that the census measured to
+  /// block the host and classified under \p Category (findMeasuredSync).
+  /// The base class reports them, like the check's own facts: at a
+  /// reportable place, on tensors that may be on a device, with the census
+  /// table's effect, mechanism and alternative. checkSync() never sees them.
+  void registerMeasuredSyncMatchers(ast_matchers::MatchFinder *Finder,
+                                    SyncCategory Category);
+
 private:
+  /// Reports \p Call of a census-measured overload (see
+  /// registerMeasuredSyncMatchers).
+  void checkMeasuredSync(const CallExpr &Call, ASTContext &Context);
+
   /// A range of characters in one file, from expansion locations.
   struct FileRange {
     FileID File;
@@ -156,6 +168,7 @@ private:
   const std::string LibTorchHeaderRegex;
   const std::string LibTorchVersion;
   std::optional<unsigned> ConfiguredVersion;
+  std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;

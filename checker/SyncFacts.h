@@ -2,17 +2,22 @@
 //
 // One table of facts that every torch-sync check reads: which LibTorch
 // declaration blocks the host, what it does, where PyTorch does it, and what to
-// write instead. The documentation under docs/checks and the lit tests are
-// checked against the same entries. Facts come from PyTorch's sources (the
-// Source column) and are confirmed on a GPU by runtime-verify/.
+// write instead; the ATen overloads that the GPU census measured to block the
+// host; and the API name lists the inferences rely on. The table is text, in
+// checker/facts/ (sync-facts.yaml, census-aten.tsv, census-frontend.tsv),
+// turned into C++ at build time by checker/facts/generate_facts.py, which also
+// checks it; test/checks/facts-resolve.test and test/docs/ check the names
+// against the LibTorch headers and the documentation against the table.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCH_SYNC_SYNCFACTS_H
 #define TORCH_SYNC_SYNCFACTS_H
 
+#include "clang/AST/Type.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <string>
 #include <vector>
 
 namespace clang {
@@ -54,10 +59,61 @@ struct SyncFact {
   /// parameter ("value" of masked_fill_): the parameter's name; the check
   /// then looks at that argument's device. Empty for the other facts.
   llvm::StringRef TensorValueParameter = "";
+  /// Whether the call syncs whatever its arguments (on a device tensor);
+  /// torch-sync-transitive counts only these inside a callee's body.
+  bool Unconditional = false;
+  /// The LibTorch versions whose headers declare the name ("1.13, 2.11").
+  llvm::StringRef Versions = "";
+  /// The census-frontend.tsv row that measured the call, or empty.
+  llvm::StringRef Measured = "";
+  /// Whether a null pointer argument makes the call a no-op that does not
+  /// wait ('cudaFree(nullptr)').
+  bool NullPointerIsNoOp = false;
+};
+
+/// An ATen overload that the census (runtime-verify/census) measured to block
+/// the host on CUDA, in one C++ spelling, reported by the check of Category
+/// when no fact names that spelling.
+struct MeasuredSync {
+  /// The overload ("aten::linalg_eig.out").
+  llvm::StringRef Overload;
+  /// The C++ name: of a function of namespace at (or torch), or of a Tensor
+  /// method ("linalg_eig_out").
+  llvm::StringRef CppName;
+  /// Whether it is the Tensor method spelling (the receiver is 'self').
+  bool Method;
+  /// The parameters' kinds in C++ order, comma-separated, as parameterKind()
+  /// gives them ("T,T,T"; the receiver of a method is not a parameter).
+  llvm::StringRef Kinds;
+  SyncCategory Category;
+  /// What the call does, followed by the measured mechanism.
+  llvm::StringRef Effect;
+  llvm::StringRef Alternative;
+  /// The mechanism as measured ("cudaStreamSynchronize x1; DtoH 1 B ...").
+  llvm::StringRef Mechanism;
+  /// Measured cases that synchronized, of those run ("4/4").
+  llvm::StringRef Cases;
+  /// Whether every measured overload with this C++ name syncs, so that a call
+  /// by name alone is known to (torch-sync-transitive's criterion).
+  bool AllOverloadsSync;
+};
+
+/// The API name lists of sync-facts.yaml (api_lists).
+enum class ApiList {
+#include "SyncFactsApiLists.inc"
 };
 
 /// All facts, in table order. The storage is static.
 llvm::ArrayRef<SyncFact> syncFacts();
+
+/// The census's reported overloads, in table order. The storage is static.
+llvm::ArrayRef<MeasuredSync> measuredSyncs();
+
+/// The names of \p List, in table order.
+llvm::ArrayRef<llvm::StringRef> apiList(ApiList List);
+
+/// Whether \p Name is one of \p List's names.
+bool isInApiList(ApiList List, llvm::StringRef Name);
 
 /// Tensor method names of the facts in \p Category (for hasAnyName).
 std::vector<llvm::StringRef> methodNames(SyncCategory Category);
@@ -65,10 +121,41 @@ std::vector<llvm::StringRef> methodNames(SyncCategory Category);
 /// Qualified free function names of the facts in \p Category.
 std::vector<llvm::StringRef> functionNames(SyncCategory Category);
 
+/// The qualified names a call of a fact in \p Category may resolve to: the
+/// facts' names, and for CUDA API functions the names the CUDA headers declare
+/// them under ('::cuMemcpyDtoH_v2', '::cudaMemcpy_ptds'; api list
+/// cuda_api_name_suffixes). For hasAnyName.
+std::vector<std::string> declaredFunctionNames(SyncCategory Category);
+
+/// Tensor method names and qualified function names ("::at::linalg_eig",
+/// "::torch::linalg_eig") of the census's reported overloads in \p Category
+/// (for hasAnyName); with \p AllOverloadsOnly, only names all of whose
+/// measured overloads sync.
+std::vector<llvm::StringRef> measuredMethodNames(SyncCategory Category,
+                                                 bool AllOverloadsOnly = false);
+std::vector<std::string> measuredFunctionNames(SyncCategory Category,
+                                               bool AllOverloadsOnly = false);
+
+/// The kind of a parameter type, as the census table writes an ATen schema
+/// type: "T" (Tensor), "T?", "T[]", "T?[]", "S" (Scalar), "S?", "i" (an
+/// integer or SymInt), "i?", "f", "f?", "b", "b?", "i[]", "i[]?", "dt"
+/// (ScalarType), "dt?", "opts" (TensorOptions), "o" (anything else).
+std::string parameterKind(QualType Type);
+
 /// The fact in \p Category for the called declaration \p Callee (a Tensor
-/// method by its name, any other function or member by its qualified name),
-/// or null when there is none.
+/// method by its name, any other function or member by its qualified name,
+/// a CUDA API function also under its suffixed names), or null when there is
+/// none.
 const SyncFact *findSyncFact(SyncCategory Category, const FunctionDecl &Callee);
+
+/// The fact of any category for \p Callee, or null.
+const SyncFact *findAnySyncFact(const FunctionDecl &Callee);
+
+/// The census overload that \p Callee spells (a Tensor method, or a function
+/// of namespace at or torch, whose name and parameter kinds match), when the
+/// census measured it to block the host and no fact names the callee; null
+/// otherwise.
+const MeasuredSync *findMeasuredSync(const FunctionDecl &Callee);
 
 } // namespace tidy::torch_sync
 } // namespace clang

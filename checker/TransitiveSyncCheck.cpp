@@ -31,50 +31,51 @@ bool isOpaqueLibrary(const FunctionDecl &Function) {
 }
 
 /// Whether \p Function is a direct fact of any check ('torch::tensor',
-/// 'torch::linalg::inv'): its call is that check's finding, not a transitive
-/// one.
+/// 'torch::linalg::inv') or a census-measured overload that a check reports:
+/// its call is that check's finding, not a transitive one.
 bool isDirectFact(const FunctionDecl &Function) {
-  for (SyncCategory Category :
-       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
-        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
-        SyncCategory::DeviceIndex, SyncCategory::Explicit})
-    if (findSyncFact(Category, Function))
-      return true;
-  return false;
+  return findAnySyncFact(Function) || findMeasuredSync(Function);
 }
 
 /// The calls inside a body that synchronize by themselves, whatever their
-/// arguments: the value reads, printing and copies to the host, the ops whose
-/// output size depends on values ('nonzero', 'masked_select', the 'unique'
-/// family) and the explicit waits of the other checks. Not the facts that
-/// sync only with some arguments (the tensor-value overloads of masked_fill_
-/// and fill_, 'repeat_interleave' without 'output_size', mask indexing).
+/// arguments: the facts marked unconditional in the table (value reads,
+/// printing, copies to the host, the ops whose output size depends on values,
+/// the explicit waits), and the census-measured names all of whose overloads
+/// block the host. Not the facts that sync only with some arguments (the
+/// tensor-value overloads of masked_fill_ and fill_, 'repeat_interleave'
+/// without 'output_size', mask indexing).
 auto directSync() {
   std::vector<StringRef> Methods;
-  for (const SyncFact &Fact : syncFacts())
-    if (Fact.Category == SyncCategory::Item && !Fact.Method.empty() &&
-        Fact.TensorValueParameter.empty())
+  std::vector<std::string> Functions;
+  for (const SyncFact &Fact : syncFacts()) {
+    if (!Fact.Unconditional)
+      continue;
+    if (!Fact.Method.empty())
       Methods.push_back(Fact.Method);
-  for (StringRef Method : {"cpu", "nonzero", "argwhere", "nonzero_numpy",
-                           "masked_select", "unique_consecutive"})
-    Methods.push_back(Method);
-  std::vector<StringRef> Functions = functionNames(SyncCategory::Item);
-  for (StringRef Name : functionNames(SyncCategory::Print))
-    Functions.push_back(Name);
-  for (StringRef Name :
-       {"::at::nonzero", "::at::argwhere", "::at::nonzero_numpy",
-        "::at::masked_select", "::at::_unique", "::at::_unique2",
-        "::at::unique_consecutive", "::at::unique_dim",
-        "::at::unique_dim_consecutive"})
-    Functions.push_back(Name);
+    if (!Fact.Function.empty())
+      Functions.push_back(Fact.Function.str());
+  }
+  for (SyncCategory Category :
+       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
+        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
+        SyncCategory::DeviceIndex, SyncCategory::Explicit}) {
+    for (StringRef Name : measuredMethodNames(Category, /*AllOverloadsOnly=*/true))
+      Methods.push_back(Name);
+    for (const std::string &Name :
+         measuredFunctionNames(Category, /*AllOverloadsOnly=*/true))
+      Functions.push_back(Name);
+  }
+  // The explicit waits under every name the CUDA headers declare them by.
+  std::vector<std::string> Waits = declaredFunctionNames(SyncCategory::Explicit);
   return callExpr(anyOf(
       cxxMemberCallExpr(callee(tensorMethod(Methods))),
-      callExpr(callee(functionDecl(hasAnyName(Functions))),
+      callExpr(callee(functionDecl(hasAnyName(
+                   std::vector<StringRef>(Functions.begin(), Functions.end())))),
                hasAnyArgument(hasType(isTorchTensor()))),
       // A device-to-device cudaMemcpy does not wait for the host (as
       // torch-sync-explicit exempts it).
-      callExpr(callee(functionDecl(
-                   hasAnyName(functionNames(SyncCategory::Explicit)))),
+      callExpr(callee(functionDecl(hasAnyName(
+                   std::vector<StringRef>(Waits.begin(), Waits.end())))),
                unless(hasAnyArgument(ignoringParenImpCasts(declRefExpr(to(
                    enumConstantDecl(hasName("cudaMemcpyDeviceToDevice"))))))))));
 }

@@ -47,7 +47,7 @@ def aten_rows(records):
         cases = r["cases"]
         if not cases:
             reason = "; ".join(r["errors"][:1]) or "no input fitted"
-            rows.append((r["overload"], r["kernel"], "not-run", "0/0", clean(reason, 160), ""))
+            rows.append((r["overload"], r["kernel"], "not-run", "0/0", clean(reason, 160), "", r.get("schema", "")))
             continue
         synced = [c for c in cases if case_sync(c)]
         calm = [c for c in cases if not case_sync(c)]
@@ -69,11 +69,15 @@ def aten_rows(records):
             condition = f"every case: {'; '.join(c['case'] for c in calm[:2])}"
         mech = ""
         if synced:
+            # The mechanism of the first syncing case with non-empty tensors (empty ones often take a short
+            # path), else the most common one.
+            full = [c for c in synced if not EMPTY_INPUT.search(c["case"])]
             counts = collections.Counter(
                 mechanism(c["calls"], c["copies"], c["sdm"], c["waited"]) for c in synced)
-            mech = counts.most_common(1)[0][0]
+            mech = (mechanism(full[0]["calls"], full[0]["copies"], full[0]["sdm"], full[0]["waited"]) if full
+                    else counts.most_common(1)[0][0])
         rows.append((r["overload"], r["kernel"], verdict, f"{len(synced)}/{len(cases)}", clean(condition, 240),
-                     clean(mech, 160)))
+                     clean(mech, 160), r.get("schema", "")))
     return rows
 
 
@@ -111,7 +115,7 @@ def main():
         out.write(f"# {meta['overloads']} overloads of {meta['all_aten']} aten operators: {meta['with_cuda_kernel']} with a "
                   f"CUDA kernel ({cuda_run} run), {meta['composite']} composite; verdicts: "
                   + ", ".join(f"{k} {verdicts[k]}" for k in ("always", "depends", "never", "not-run")) + "\n")
-        out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), mechanism\n")
+        out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), mechanism, schema\n")
         for row in rows:
             out.write("\t".join(row) + "\n")
     with open(os.path.join(args.results, "frontend.jsonl")) as f:
