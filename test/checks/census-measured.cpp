@@ -1,0 +1,70 @@
+// The ATen overloads that the GPU census measured to block the host
+// (checker/facts/census-aten.tsv), reported by the check whose category the
+// census rules of sync-facts.yaml give them, in each C++ spelling: the at::
+// function, the Tensor method and the out= forms. Overloads of the same name
+// that the census measured as sync-free stay silent: the match is by name and
+// parameter kinds.
+// RUN: %check_torch_sync --checks=-*,torch-sync-* --temp %t \
+// RUN:   %if libtorch-2.x %{--check-suffix=,LIBTORCH2%} %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-* --temp %t-known --check-suffix=KNOWN \
+// RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/combinations.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/linalg_eig.h>
+#include <ATen/ops/linalg_inv.h>
+#include <ATen/ops/linalg_inv_ex.h>
+#include <ATen/ops/linalg_lstsq.h>
+#include <ATen/ops/normal.h>
+#include <ATen/ops/randn.h>
+
+// Positive cases: tensors of unknown device (parameters), and one known to be
+// on CUDA.
+
+void positiveItemCategory(const at::Tensor &a, const at::Tensor &b) {
+  auto x = at::linalg_lstsq(a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::linalg_lstsq' reads values from the device on the host (an error check or a host-side step) (measured: 1 stream wait, 1 B copied to the host) and blocks until the GPU has finished all queued work; consider calling it outside the hot path, or an '_ex' variant that returns 'info' on the device where one exists [torch-sync-item]
+  at::Tensor out = at::empty_like(a);
+  at::linalg_inv_out(out, a);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::linalg_inv_out' checks its result for errors on the host (it reads the 'info' tensor) (measured: 1 stream wait, 1 B copied to the host) and blocks until the GPU has finished all queued work; consider 'at::linalg_inv_ex' and checking 'info' on the device, or later [torch-sync-item]
+  auto n = at::normal(a, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::normal' reads values of its tensor arguments on the host (measured: 2 stream waits, 2 B copied to the host) and blocks until the GPU has finished all queued work; consider calling it outside the hot path [torch-sync-item]
+}
+
+void positiveDynamicShape(const at::Tensor &a) {
+  auto c = at::combinations(a);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::combinations' selects its result with a mask, which reads the number of selected elements from the device (measured: 1 stream wait, 4 B copied to the host) and blocks until the GPU has finished all queued work; consider 'at::triu_indices' for the host-known length, then 'index_select' [torch-sync-dynamic-shape]
+  // LibTorch 1.13 declares to_sparse() without the layout parameters that
+  // 2.11 measured: its overloads are not the census's (LIBTORCH2 prefix).
+  auto s = a.to_sparse();
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:14: warning: 'to_sparse' reads the number of nonzero elements from the device to size the sparse tensor (measured: 1 stream wait, 4 B copied to the host) and blocks until the GPU has finished all queued work; consider keeping the tensor dense in the hot path, or converting it once, outside the hot path [torch-sync-dynamic-shape]
+}
+
+void positiveDeviceToHost(const at::Tensor &a) {
+  auto e = at::linalg_eig(a);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::linalg_eig' copies the matrix to the host and back (its CUDA path computes on the host) (measured: 28 stream waits, 479 B copied to the host) and blocks until the GPU has finished all queued work; consider 'at::linalg_eigh' for symmetric matrices, or calling it outside the hot path [torch-sync-device-to-host]
+}
+
+void positiveKnownCuda() {
+  at::Tensor a = at::randn({4, 4}, at::TensorOptions().device(at::kCUDA));
+  auto e = at::linalg_eig(a);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::linalg_eig' copies the matrix to the host and back (its CUDA path computes on the host) (measured: 28 stream waits, 479 B copied to the host) and blocks until the GPU has finished all queued work; consider 'at::linalg_eigh' for symmetric matrices, or calling it outside the hot path [torch-sync-device-to-host]
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'at::linalg_eig' copies the matrix to the host
+}
+
+// Negative cases.
+
+// The census measured these sync-free: the '_ex' form, and the normal()
+// overload with a host standard deviation.
+void negativeMeasuredSyncFree(const at::Tensor &a) {
+  auto inv = at::linalg_inv_ex(a);
+  auto n = at::normal(a, 1.0);
+}
+
+// Tensors on the CPU never sync.
+void negativeCpu() {
+  at::Tensor a = at::randn({4, 4});
+  auto e = at::linalg_eig(a);
+  auto c = at::combinations(a.flatten());
+}
