@@ -10,14 +10,18 @@ Annotations (FileCheck syntax, the file itself is the check file):
   // CHECK-FIXES[-SUFFIX]: EXPECTED LINE AFTER FIXES
 Every warning and error in clang-tidy's output must be expected by a
 CHECK-MESSAGES line (FileCheck's --implicit-check-not); a source without any
-CHECK-MESSAGES line for the active prefix must produce no warning at all.
+CHECK-MESSAGES line for the active prefixes must produce no warning at all.
+--check-suffix takes a comma-separated list, one FileCheck prefix per entry
+(an empty entry: the plain CHECK-MESSAGES), as check_clang_tidy.py's
+-check-suffixes does: lines shared by several runs or header sets use one
+prefix, the lines of one of them another.
 
 The source is copied to a temporary file first, so fix-its never touch it; the
 runner fails if the source changes anyway.
 
 Usage:
   check_torch_sync.py --tidy CLANG_TIDY [--load PLUGIN] --filecheck FILECHECK
-      --temp TEMP_BASE [--checks GLOB] [--check-suffix S] [--fix]
+      --temp TEMP_BASE [--checks GLOB] [--check-suffix S[,S...]] [--fix]
       [--config YAML] [--tidy-arg ARG]... [--compiler CLANGXX]
       SOURCE -- COMPILER_ARGS...
 """
@@ -42,12 +46,12 @@ def run(cmd, **kwargs):
                           text=True, **kwargs)
 
 
-def filecheck(filecheck_bin, check_file, input_file, prefix, extra=()):
+def filecheck(filecheck_bin, check_file, input_file, prefixes, extra=()):
     result = run([filecheck_bin, check_file, "--input-file=" + input_file,
-                  "--check-prefix=" + prefix, "--dump-input=fail", *extra])
+                  "--check-prefixes=" + ",".join(prefixes), "--dump-input=fail", *extra])
     if result.returncode != 0:
         print(result.stdout)
-        sys.exit("error: FileCheck with prefix %s failed" % prefix)
+        sys.exit("error: FileCheck with prefixes %s failed" % ",".join(prefixes))
 
 
 def main():
@@ -71,17 +75,22 @@ def main():
     parser.add_argument("source")
     args = parser.parse_args(own)
 
-    suffix = "-" + args.check_suffix if args.check_suffix else ""
-    messages_prefix = "CHECK-MESSAGES" + suffix
-    fixes_prefix = "CHECK-FIXES" + suffix
+    suffixes = ["-" + s if s else "" for s in args.check_suffix.split(",")]
+    messages_prefixes = ["CHECK-MESSAGES" + s for s in suffixes]
+    fixes_prefixes = ["CHECK-FIXES" + s for s in suffixes]
 
     with open(args.source, encoding="utf-8") as f:
         source_text = f.read()
     directive = r"\b%s(-DAG|-NEXT|-SAME|-NOT)?:"
-    has_messages = re.search(directive % re.escape(messages_prefix), source_text)
-    has_fixes = re.search(directive % re.escape(fixes_prefix), source_text)
+    # The prefixes that the file uses (one of a header set may have no line).
+    messages_prefixes = [p for p in messages_prefixes
+                         if re.search(directive % re.escape(p), source_text)]
+    fixes_prefixes = [p for p in fixes_prefixes
+                      if re.search(directive % re.escape(p), source_text)]
+    has_messages = bool(messages_prefixes)
+    has_fixes = bool(fixes_prefixes)
     if has_fixes and not args.fix:
-        sys.exit("error: %s lines need --fix" % fixes_prefix)
+        sys.exit("error: %s lines need --fix" % ",".join(fixes_prefixes))
 
     os.makedirs(os.path.dirname(os.path.abspath(args.temp)), exist_ok=True)
     extension = os.path.splitext(args.source)[1] or ".cpp"
@@ -112,7 +121,7 @@ def main():
         sys.exit("error: the test source was modified")
 
     if has_messages:
-        filecheck(args.filecheck, args.source, output_file, messages_prefix,
+        filecheck(args.filecheck, args.source, output_file, messages_prefixes,
                   ["--implicit-check-not={{warning|error}}:"])
     else:
         unexpected = [l for l in output.splitlines()
@@ -122,11 +131,11 @@ def main():
 
     if args.fix:
         if has_fixes:
-            filecheck(args.filecheck, args.source, temp_source, fixes_prefix,
+            filecheck(args.filecheck, args.source, temp_source, fixes_prefixes,
                       ["--strict-whitespace"])
         elif sha256(temp_source) != source_hash:
             sys.exit("error: fix-its were applied but no %s lines expect them"
-                     % fixes_prefix)
+                     % ",".join("CHECK-FIXES" + s for s in suffixes))
         if args.compiler:
             compiled = run([args.compiler, "-fsyntax-only", temp_source,
                             *compiler_args])

@@ -11,10 +11,28 @@ config.suffixes = [".cpp", ".cu", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md"]
 config.test_source_root = os.path.dirname(__file__)
 
+# The LibTorch header set of this suite: CMake generates one suite per set
+# (Debian's LibTorch 1.13 and the 2.x headers of a torch wheel). A set that was
+# not configured fails every test rather than skipping it.
+if not getattr(config, "libtorch_version", None):
+    lit_config.fatal("this lit.site.cfg.py predates the LibTorch header sets; "
+                     "re-run CMake on the build directory")
+if not config.libtorch_include:
+    lit_config.fatal(
+        "the LibTorch %s headers are not configured: run scripts/fetch-libtorch-headers.sh "
+        "and configure with -DTORCH_SYNC_LIBTORCH2_INCLUDE=<the directory it prints>"
+        % config.libtorch_version)
+# Features libtorch-<M.m> and libtorch-<M>.x, for the lines whose expectations
+# differ where the LibTorch API or behaviour does. A test for one set only
+# (REQUIRES: libtorch-2.x) is not registered for the others (CMakeLists.txt).
+config.available_features.add("libtorch-" + config.libtorch_version)
+config.available_features.add("libtorch-" + config.libtorch_version.split(".")[0] + ".x")
+
 # Compiler flags for sources that include the LibTorch headers: the narrowest
 # header a test needs keeps it fast (<torch/torch.h> costs ~10 s to parse).
-# /usr/include is a system directory already; naming it again with -isystem
-# would break the C++ library's #include_next.
+# C++17 is what both header sets need. /usr/include is a system directory
+# already; naming it again with -isystem would break the C++ library's
+# #include_next.
 libtorch_flags = ["-std=c++17"]
 if os.path.realpath(config.libtorch_include) != "/usr/include":
     libtorch_flags += ["-isystem", config.libtorch_include]
@@ -34,6 +52,7 @@ config.substitutions.append(
 config.substitutions.append(("%libtorch_flags", " ".join(libtorch_flags)))
 config.substitutions.append(("%libtorch_include", config.libtorch_include))
 config.substitutions.append(("%libtorch_api_include", config.libtorch_api_include))
+config.substitutions.append(("%libtorch_version", config.libtorch_version))
 config.substitutions.append(("%torch_sync_tidy", config.torch_sync_tidy))
 config.substitutions.append(("%clang_tidy", config.clang_tidy))
 config.substitutions.append(("%plugin", config.plugin))
@@ -41,6 +60,7 @@ config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%not", config.not_tool))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%source_root", config.torch_sync_source_root))
+config.substitutions.append(("%clangxx", config.clangxx))
 
 config.available_features.add("llvm-" + config.llvm_version_major)
 if config.other_clang_tidy:
@@ -55,9 +75,22 @@ if config.other_clang_tidy:
 #                       toolkit may be newer than clang knows (CUDA 13 for clang
 #                       19 and 22), and CUDA 13 moved thrust and cub to
 #                       include/cccl, included as system headers so that their
-#                       own waits are not reported.
-# The LibTorch CUDA headers (c10/cuda, ATen/cuda) also need the stand-ins in
-# checks/Inputs/cuda-stub, which the tests put on the include path themselves.
+#                       own waits are not reported. CUDA 13 also removed
+#                       texture_fetch_functions.h, which clang 19 still
+#                       includes: the empty stand-in in checks/Inputs/cuda-stub
+#                       comes after every other include directory.
+#   %libtorch_cuda_flags  what the LibTorch CUDA headers (c10/cuda, ATen/cuda)
+#                       need besides: a CPU build (Debian's 1.13) lacks the
+#                       generated c10/cuda/impl/cuda_cmake_macros.h, whose
+#                       stand-in is in checks/Inputs/cuda-stub; a CUDA build
+#                       (the 2.x wheel) has it, and needs nothing.
+cuda_stub = os.path.join(config.test_source_root, "checks", "Inputs", "cuda-stub")
+libtorch_cuda_flags = []
+if not os.path.isfile(os.path.join(config.libtorch_include, "c10", "cuda", "impl",
+                                   "cuda_cmake_macros.h")):
+    libtorch_cuda_flags = ["-isystem", cuda_stub]
+config.substitutions.append(
+    ("%libtorch_cuda_flags", " ".join(shlex.quote(a) for a in libtorch_cuda_flags)))
 cuda_include = config.cuda_include
 if cuda_include and os.path.isfile(os.path.join(cuda_include, "cuda_runtime_api.h")):
     config.available_features.add("cuda-headers")
@@ -67,6 +100,8 @@ if cuda_include and os.path.isfile(os.path.join(cuda_include, "cuda_runtime_api.
                          "-nocudalib", "-Wno-unknown-cuda-version"]
     if os.path.isdir(os.path.join(cuda_include, "cccl")):
         cuda_source_flags += ["-isystem", os.path.join(cuda_include, "cccl")]
+    if not os.path.isfile(os.path.join(cuda_include, "texture_fetch_functions.h")):
+        cuda_source_flags += ["-idirafter", cuda_stub]
     config.substitutions.append(("%cuda_flags", " ".join(shlex.quote(a) for a in cuda_flags)))
     config.substitutions.append(
         ("%cuda_source_flags", " ".join(shlex.quote(a) for a in cuda_source_flags)))

@@ -4,7 +4,7 @@
 //
 // REQUIRES: cuda-headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
-// RUN:   %cuda_source_flags -isystem %S/Inputs/cuda-stub %libtorch_flags
+// RUN:   %cuda_source_flags %libtorch_cuda_flags %libtorch_flags
 
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAStream.h>
