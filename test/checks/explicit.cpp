@@ -1,9 +1,12 @@
 // REQUIRES: cuda-headers
-// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
-// RUN:   %libtorch_flags %cuda_flags -isystem %S/Inputs/cuda-stub
+// Header sets differ: at::cuda::CUDAEvent is c10::cuda::CUDAEvent from 2.0 on
+// (the LIBTORCH1 and LIBTORCH2 prefixes).
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t \
+// RUN:   --check-suffix=,%if libtorch-1.x %{LIBTORCH1%} %else %{LIBTORCH2%} %s -- \
+// RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t-loops --check-suffix=LOOPS \
 // RUN:   --config="{CheckOptions: {LoopsOnly: true}}" %s -- \
-// RUN:   %libtorch_flags %cuda_flags -isystem %S/Inputs/cuda-stub
+// RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags
 
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -108,7 +111,8 @@ void positiveTorchWaits(c10::cuda::CUDAStream stream,
   at::cuda::stream_synchronize(stream.stream());
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' explicitly waits for the work queued on the stream
   event.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'at::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('event.query()'), or 'event.block(stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:9: warning: 'c10::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event
+  // CHECK-MESSAGES-LIBTORCH1: :[[@LINE-2]]:9: warning: 'at::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('event.query()'), or 'event.block(stream)' for a wait on the GPU [torch-sync-explicit]
   c10::cuda::CUDACachingAllocator::emptyCache();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' returns the cached device memory to CUDA ('cudaFree' synchronizes the device) and blocks until the GPU has finished all queued work; consider not calling it in loops: the caching allocator reuses freed blocks without a sync [torch-sync-explicit]
 }
