@@ -5,6 +5,9 @@
 #
 # Usage: scripts/build.sh [LLVM_MAJOR ...]     (default: 22)
 # Environment: TORCH_SYNC_BUILD_ROOT (default: <repo>/build)
+#   TORCH_SYNC_LIBTORCH2_INCLUDE  the LibTorch 2.x headers the tests also run against
+#     (scripts/fetch-libtorch-headers.sh prints them; scripts/test.sh sets it); unset,
+#     a build directory keeps the one it was configured with
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,6 +17,10 @@ build_root=${TORCH_SYNC_BUILD_ROOT:-$repo/build}
 
 "$repo/scripts/install-deps.sh" "${versions[@]}"
 
+extra=()
+[ -z "${TORCH_SYNC_LIBTORCH2_INCLUDE:-}" ] ||
+  extra+=("-DTORCH_SYNC_LIBTORCH2_INCLUDE=$TORCH_SYNC_LIBTORCH2_INCLUDE")
+
 for v in "${versions[@]}"; do
   build="$build_root/llvm-$v"
   echo "build: LLVM $v in $build"
@@ -21,6 +28,6 @@ for v in "${versions[@]}"; do
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER="clang++-$v" \
     -DLLVM_DIR="/usr/lib/llvm-$v/lib/cmake/llvm" \
-    -DClang_DIR="/usr/lib/llvm-$v/lib/cmake/clang" >/dev/null
+    -DClang_DIR="/usr/lib/llvm-$v/lib/cmake/clang" "${extra[@]}" >/dev/null
   cmake --build "$build"
 done

@@ -11,7 +11,8 @@ versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(22)
 
 # python3-jsonschema: scripts/validate-sarif.py (SARIF schema validation in test/tool/sarif.test).
-packages=(cmake ninja-build python3 python3-yaml python3-jsonschema libtorch-dev)
+# python3-pip, unzip: scripts/fetch-libtorch-headers.sh (the LibTorch 2.x headers of the tests).
+packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done
