@@ -9,6 +9,17 @@
                                                         census rows name ATen overloads, not C++ names.
   generate_facts.py --list-reported                     the census overloads the checks report, one per line
                                                         (spelling, check, overload), for the docs' tests
+  generate_facts.py --docs docs/checks                  rewrites the generated section of each check page
+                                                        (between '<!-- BEGIN GENERATED: census -->' and
+                                                        '<!-- END GENERATED: census -->', created when absent):
+                                                        the census overloads the page's check reports, those of
+                                                        its rules that sync under some arguments only, and what
+                                                        the census measured of its facts; README.md lists the
+                                                        overloads that match no rule
+  generate_facts.py --check-docs docs/checks            exit status 1, with a diff, when a page's section differs
+                                                        from what --docs writes, or when a fact's method or
+                                                        function name is missing from its check's page outside
+                                                        that section (test/docs/facts-docs.test)
 
 Stops with a message (exit status 1) when the table is inconsistent: a fact without a category, names or
 texts; a 'measured' reference that census-frontend.tsv lacks or that did not synchronize; an ATen overload
@@ -203,13 +214,45 @@ def fact_spellings(fact):
     return out
 
 
+def base_and_stem(overload):
+    """'aten::index_fill_.int_Tensor' -> ('index_fill_', 'index_fill'): the base name, and without the in-place _."""
+    base = overload.split("::", 1)[1].split(".")[0]
+    return base, base[:-1] if base.endswith("_") and not base.startswith("_") else base
+
+
+def compiled_rules(table):
+    return [(re.compile(f"(?:{r['pattern']})$"), r) for r in table.get("census_rules", [])]
+
+
+def census_texts(table, rules, overload):
+    """(category, effect, alternative, via) for an overload's spellings that no fact names: the first census rule
+    matching its base name, else the fact of the same operator (an out= or in-place spelling of it), else None.
+    via is ('rule', pattern) or ('fact', the fact's name)."""
+    base, stem = base_and_stem(overload)
+    for pattern, rule in rules:
+        if pattern.match(stem):
+            return rule["category"], rule["effect"], rule["alternative"], ("rule", rule["pattern"])
+    for fact in table["facts"]:
+        names = {n for n, _ in fact_spellings(fact)}
+        if stem in names or base in names:
+            return fact["category"], fact["effect"], fact["alternative"], ("fact", fact_name(fact))
+    return None
+
+
+def fact_name(fact):
+    """How the docs name a fact: its function without the leading '::', else 'Tensor::' and its method."""
+    if fact.get("function"):
+        return fact["function"][2:]
+    return "Tensor::" + fact["method"]
+
+
 def measured_syncs(table, census):
     """The census overloads the checks report through the census path, with their texts."""
     facts = table["facts"]
     covered = set()
     for fact in facts:
         covered |= fact_spellings(fact)
-    rules = [(re.compile(f"(?:{r['pattern']})$"), r) for r in table.get("census_rules", [])]
+    rules = compiled_rules(table)
     rows = []
     unclassified = []
     for row in census:
@@ -217,28 +260,15 @@ def measured_syncs(table, census):
             row["verdict"] == "depends" and row["condition"].startswith(NONEMPTY))
         if not reportable or not row["schema"]:
             continue
-        base = row["overload"].split("::", 1)[1].split(".")[0]
-        stem = base[:-1] if base.endswith("_") and not base.startswith("_") else base
         for name, is_method, kinds in spellings(row["overload"], row["schema"]):
             if (name, is_method) in covered:
                 continue  # the fact's own check reports it, with its argument conditions
-            texts = None
-            for pattern, rule in rules:
-                if pattern.match(stem):
-                    texts = (rule["category"], rule["effect"], rule["alternative"])
-                    break
-            if texts is None:
-                # An out= or in-place spelling of a fact's operator: that fact's texts.
-                for fact in facts:
-                    names = {n for n, _ in fact_spellings(fact)}
-                    if stem in names or base in names:
-                        texts = (fact["category"], fact["effect"], fact["alternative"])
-                        break
+            texts = census_texts(table, rules, row["overload"])
             if texts is None:
                 unclassified.append(row["overload"])
                 break
             rows.append(dict(row, name=name, method=is_method, kinds=kinds, category=texts[0], effect=texts[1],
-                             alternative=texts[2]))
+                             alternative=texts[2], via=texts[3]))
     if unclassified:
         raise TableError("census overloads that block the host but match no fact and no census rule "
                          "(add a rule to sync-facts.yaml): " + ", ".join(sorted(set(unclassified))))
@@ -346,6 +376,345 @@ def write_resolve_test(table, out):
         out.write("#endif\n")
 
 
+# ------------------------------------------------------------------------------------------------------------
+# The check pages: docs/checks/<check>.md, each with a generated section of the census overloads it reports.
+
+BEGIN = "<!-- BEGIN GENERATED: census -->"
+END = "<!-- END GENERATED: census -->"
+SECTION_HEADING = "## Operators measured by the census"
+INDEX_HEADING = "## The census"
+TRANSITIVE = "transitive"
+# Where --docs creates the section in a page that has none: before this heading, else at the end.
+INSERT_BEFORE = "## Suppressing"
+
+
+def census_origin(aten_path):
+    """'torch 2.11.0+cu130, CUDA 13.0, NVIDIA H200' from the first header line of census-aten.tsv."""
+    with open(aten_path) as f:
+        first = f.readline()
+    m = re.match(r"# ATen operator census: (.*?), \d{4}-\d\d-\d\d;", first)
+    return m.group(1) if m else "the census's machine"
+
+
+def cell(text):
+    """Text for a markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("<", "&lt;")
+
+
+def code_list(names):
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def spelling_names(spells):
+    """['at::x', 'Tensor::x'] from (name, is_method) pairs, in order and without repeats."""
+    out = []
+    for name, is_method in spells:
+        text = f"{'Tensor::' if is_method else 'at::'}{name}"
+        if text not in out:
+            out.append(text)
+    return out
+
+
+def condition_text(condition):
+    """The measured condition of a 'depends' row, without the table separator."""
+    return condition.replace(" | no sync: ", ". No sync: ")
+
+
+def docs_model(table, census, frontend_rows, rows):
+    """What each page lists: {page: {'reported': [...], 'depends': [...], 'facts': [...], 'transitive': [...]}};
+    page is a check's name or 'README' (the index, for overloads that match no rule)."""
+    facts = table["facts"]
+    rules = compiled_rules(table)
+    pages = {p: {"reported": [], "depends": [], "facts": [], "transitive": [], "rules": table.get("census_rules", [])}
+             for p in list(CATEGORIES) + [TRANSITIVE, "README"]}
+    # Reported through the census path: one entry per overload and source of texts.
+    by_overload = {}
+    for r in rows:
+        key = (r["category"], r["overload"])
+        if key not in by_overload:
+            by_overload[key] = dict(r, spells=[])
+            pages[r["category"]]["reported"].append(by_overload[key])
+        by_overload[key]["spells"].append((r["name"], r["method"]))
+    coverage = {}
+    for fact in facts:
+        for spell in fact_spellings(fact):
+            coverage.setdefault(spell, []).append(fact)
+    for row in census:
+        if not row["schema"] or row["verdict"] not in ("always", "depends"):
+            continue
+        spells = [(n, m) for n, m, _ in spellings(row["overload"], row["schema"])]
+        covering = {}   # category -> (spellings, fact names) of the facts that name a spelling
+        uncovered = []
+        for spell in spells:
+            if spell in coverage:
+                for fact in coverage[spell]:
+                    entry = covering.setdefault(fact["category"], ([], []))
+                    if spell not in entry[0]:
+                        entry[0].append(spell)
+                    if fact_name(fact) not in entry[1]:
+                        entry[1].append(fact_name(fact))
+            elif spell not in uncovered:
+                uncovered.append(spell)
+        reportable = row["verdict"] == "always" or row["condition"].startswith(NONEMPTY)
+        if reportable:
+            # The facts' own spellings, which the fact's check reports: what the census measured of them.
+            for category, (spells_of, _) in covering.items():
+                pages[category]["facts"].append(dict(row, calls=spelling_names(spells_of)))
+            continue
+        # Syncs under some arguments only: on the page of each fact that names a spelling, and on the page the
+        # census rules (or the facts of the same operator) give the others; the index when none does.
+        for category, (_, names) in covering.items():
+            pages[category]["depends"].append(dict(row, reported_by=names))
+        if uncovered:
+            texts = census_texts(table, rules, row["overload"])
+            page = texts[0] if texts else "README"
+            if page not in covering:
+                pages[page]["depends"].append(dict(row, reported_by=[]))
+    # The C++ frontend and CUDA API rows whose function a fact names.
+    for fact in facts:
+        name = fact.get("function", "")[2:]
+        for fr in frontend_rows:
+            if name and fr["function"] == name:
+                pages[fact["category"]]["facts"].append(dict(
+                    calls=[name], overload=None, arguments=fr["arguments"], synced=fr["verdict"],
+                    mechanism=fr["mechanism"]))
+    # torch-sync-transitive: the census names all of whose measured overloads sync count inside a body.
+    seen = set()
+    for r in rows:
+        text = f"{'Tensor::' if r['method'] else 'at::'}{r['name']}"
+        if r["all_sync"] and (text, r["category"]) not in seen:
+            seen.add((text, r["category"]))
+            pages[TRANSITIVE]["transitive"].append((r["category"], text))
+    return pages
+
+
+def render_section(page, model, origin):
+    """The lines between BEGIN and END for a page."""
+    out = [BEGIN,
+           "<!-- Written by 'python3 checker/facts/generate_facts.py --docs docs/checks' from checker/facts/"
+           " (sync-facts.yaml, census-aten.tsv, census-frontend.tsv); edit those and re-run it."
+           " test/docs/facts-docs.test checks that this section is current. -->", ""]
+    census_link = "../census.md"
+    if page == "README":
+        out += [f"Overloads that the [census]({census_link}) ({origin}) measured to synchronize under some "
+                "arguments only and that no census rule or fact assigns to a check. None is reported.", ""]
+        out += depends_table(model["depends"], with_reported=False)
+        out.append(END)
+        return out
+    check = f"torch-sync-{page}"
+    if page == TRANSITIVE:
+        out += [f"Measured by the [census]({census_link}) on {origin}.", "",
+                "### Census overloads counted inside a body", ""]
+        if model["transitive"]:
+            out += ["A call of one of these names, in a body this check follows, is a sync (every measured "
+                    "overload of the name synchronized on every input, or every non-empty one). By the check "
+                    "that reports the call where it is written:", ""]
+            for category in CATEGORIES:
+                names = [t for c, t in model["transitive"] if c == category]
+                if names:
+                    out.append(f"- [torch-sync-{category}]({category}.md): {code_list(names)}.")
+            out.append("")
+        else:
+            out += ["None.", ""]
+        out.append(END)
+        return out
+    out += [f"Measured by the [census]({census_link}) on {origin}. *cases*: the measured inputs that synchronized, "
+            "of those run; *mechanism*: the synchronizing CUDA calls and the bytes copied (pinned or pageable host "
+            "memory) in the first synchronizing case with non-empty tensors, of which the diagnostic quotes the "
+            "waits and the bytes copied to the host.", "",
+            "### Reported from the census", ""]
+    if model["reported"]:
+        out += [f"The census measured these overloads to block the host on every input (or every non-empty "
+                f"input), and no hand-written fact names their C++ spelling: {check} reports each call whose "
+                "name and parameter kinds are the overload's (a `Tensor::` spelling only where `at::Tensor` "
+                "declares the method), on tensors not provably on the CPU, with the effect and alternative "
+                "named above its table and the measurement in parentheses.", ""]
+        # One table per census rule, in the table's order, then one per text of the facts whose operators'
+        # other spellings (out=, in-place, method or function) were measured.
+        groups = {}
+        for r in model["reported"]:
+            kind, name = r["via"]
+            key = ("rule", name) if kind == "rule" else ("fact", r["effect"], r["alternative"])
+            entry = groups.setdefault(key, ([], []))
+            if name not in entry[0]:
+                entry[0].append(name)
+            entry[1].append(r)
+        order = [("rule", rule["pattern"]) for rule in table_rules(model)]
+        keys = [k for k in order if k in groups] + sorted(k for k in groups if k[0] == "fact")
+        for key in keys:
+            names, entries = groups[key]
+            first = entries[0]
+            if key[0] == "rule":
+                out.append(f"Census rule `{key[1]}`: '{first['effect']}'; consider {first['alternative']}.")
+            else:
+                out.append(f"Other spellings (out=, in-place, method or function) of the "
+                           f"{'facts' if len(names) > 1 else 'fact'} {code_list(sorted(names))}, with "
+                           f"{'their' if len(names) > 1 else 'its'} texts: '{first['effect']}'; consider "
+                           f"{first['alternative']}.")
+            out += ["", "| C++ spellings | overload | cases | mechanism |", "|---|---|---|---|"]
+            for r in entries:
+                out.append(f"| {code_list(spelling_names(r['spells']))} | `{r['overload']}` | {cases_text(r)} | "
+                           f"{cell(r['mechanism'])} |")
+            out.append("")
+    else:
+        out += [f"None: the census measured no overload that {check} reports by a census rule.", ""]
+    out += ["### Measured to synchronize under some arguments only", ""]
+    if model["depends"]:
+        out += ["Some measured inputs synchronized and others did not (not only the empty ones): no census "
+                "rule reports these. Where a hand-written fact of this page names the operator, the fact "
+                "reports it as this page describes.", ""]
+        out += depends_table(model["depends"], with_reported=True)
+    else:
+        out += ["None.", ""]
+    out += ["### Hand-written facts the census measured", ""]
+    if model["facts"]:
+        out += ["The ATen overloads named by this page's facts that synchronized on every input (or every "
+                "non-empty one), and the C++ frontend and CUDA API calls of its facts (one measured call each; "
+                "`census-frontend.tsv`).", "",
+                "| call | measured on | synced | mechanism |", "|---|---|---|---|"]
+        for r in model["facts"]:
+            mech = cell(r["mechanism"]) if r["mechanism"] else "none"
+            if r["overload"]:
+                out.append(f"| {code_list(r['calls'])} | `{r['overload']}` | {cases_text(r, ' cases')} | {mech} |")
+            else:
+                out.append(f"| {code_list(r['calls'])} | {cell(r['arguments'] or '(no arguments)')} | "
+                           f"{r['synced']} | {mech} |")
+        out.append("")
+    else:
+        out += ["None.", ""]
+    out.append(END)
+    return out
+
+
+def table_rules(model):
+    return model.get("rules", [])
+
+
+def cases_text(row, unit=""):
+    """'4/4', or for an overload that synced on its non-empty inputs only, '1/4 (the other 3 empty)'."""
+    text = row["cases"] + unit
+    if row["verdict"] == "depends" and row["condition"].startswith(NONEMPTY):
+        synced, run = (int(x) for x in row["cases"].split("/"))
+        text += f" (the other {run - synced} empty)"
+    return text
+
+
+def depends_table(entries, with_reported):
+    if not entries:
+        return ["None.", ""]
+    head = "| overload | cases | measured inputs |" + (" reported |" if with_reported else "")
+    rule = "|---|---|---|" + ("---|" if with_reported else "")
+    out = [head, rule]
+    for r in entries:
+        line = f"| `{r['overload']}` | {r['cases']} | {cell(condition_text(r['condition']))} |"
+        if with_reported:
+            line += f" by the fact {code_list(r['reported_by'])} |" if r["reported_by"] else " no |"
+        out.append(line)
+    out.append("")
+    return out
+
+
+def page_path(docs_dir, page):
+    return os.path.join(docs_dir, "README.md" if page == "README" else f"{page}.md")
+
+
+def split_page(text):
+    """(before, section, after) of a page's text around the generated section, or None without one."""
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        return None
+    end += len(END)
+    return text[:begin], text[begin:end], text[end:]
+
+
+def with_section(text, section, page):
+    """The page's text with its generated section replaced, or created under its heading."""
+    parts = split_page(text)
+    if parts:
+        return parts[0] + section + parts[2]
+    heading = INDEX_HEADING if page == "README" else SECTION_HEADING
+    block = f"{heading}\n\n{section}\n\n"
+    at = text.find("\n" + INSERT_BEFORE + "\n")
+    if at < 0:
+        return text.rstrip("\n") + "\n\n" + block.rstrip("\n") + "\n"
+    return text[:at + 1] + block + text[at + 1:]
+
+
+def frontend_table(frontend_path):
+    rows = []
+    with open(frontend_path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            function, arguments, verdict, mechanism = line.rstrip("\n").split("\t")
+            rows.append(dict(function=function, arguments=arguments, verdict=verdict, mechanism=mechanism))
+    return rows
+
+
+def expected_sections(table, census, rows, args):
+    model = docs_model(table, census, frontend_table(args.census_frontend), rows)
+    origin = census_origin(args.census_aten)
+    return {page: "\n".join(render_section(page, model[page], origin)) for page in model}
+
+
+def name_documented(fact_name_text, is_method, text):
+    """Whether a fact's method or qualified function name appears in text as a whole name."""
+    pattern = (r"(?<![A-Za-z0-9_])" if is_method else r"(?<![A-Za-z0-9_:])") + re.escape(fact_name_text) + \
+        r"(?![A-Za-z0-9_])"
+    return re.search(pattern, text) is not None
+
+
+def write_docs(table, census, rows, args):
+    for page, section in expected_sections(table, census, rows, args).items():
+        path = page_path(args.docs, page)
+        with open(path) as f:
+            text = f.read()
+        new = with_section(text, section, page)
+        if new != text:
+            with open(path, "w") as f:
+                f.write(new)
+
+
+def check_docs(table, census, rows, args):
+    """Messages for every page whose generated section is stale, and every fact its page does not name."""
+    import difflib
+    problems = []
+    texts = {}
+    for page, section in expected_sections(table, census, rows, args).items():
+        path = page_path(args.check_docs, page)
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError as e:
+            problems.append(f"{path}: {e.strerror}")
+            continue
+        parts = split_page(text)
+        if not parts:
+            problems.append(f"{path}: no generated census section ('{BEGIN}' ... '{END}'); run "
+                            f"generate_facts.py --docs {args.check_docs}")
+            texts[page] = text
+            continue
+        texts[page] = parts[0] + parts[2]
+        if parts[1] != section:
+            diff = difflib.unified_diff(parts[1].splitlines(), section.splitlines(), f"{path} (as written)",
+                                        f"{path} (as generate_facts.py --docs would write it)", lineterm="", n=1)
+            problems.append(f"{path}: the generated census section is out of date; run generate_facts.py --docs "
+                            f"{args.check_docs}\n" + "\n".join(diff))
+    for fact in table["facts"]:
+        page = fact["category"]
+        if page not in texts:
+            continue
+        for field, is_method in (("method", True), ("function", False)):
+            name = fact.get(field)
+            if not name:
+                continue
+            name = name[2:] if name.startswith("::") else name
+            if not name_documented(name, is_method, texts[page]):
+                problems.append(f"{page_path(args.check_docs, page)}: the {field} '{name}' of a torch-sync-{page} "
+                                "fact is not named outside the generated section")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--facts", default=os.path.join(HERE, "sync-facts.yaml"))
@@ -355,6 +724,10 @@ def main():
     ap.add_argument("--api-enum", help="SyncFactsApiLists.inc to write (the ApiList enumerators)")
     ap.add_argument("--resolve-test", help="C++ file to write that names every qualified name")
     ap.add_argument("--list-reported", action="store_true")
+    ap.add_argument("--docs", metavar="DOCS_DIR", help="rewrite the generated census section of each check page")
+    ap.add_argument("--check-docs", metavar="DOCS_DIR",
+                    help="exit 1 when a generated census section differs from what --docs writes, or a fact's "
+                         "name is missing from its check's page")
     args = ap.parse_args()
     try:
         table, census = load(args.facts, args.census_aten, args.census_frontend)
@@ -374,6 +747,18 @@ def main():
     if args.list_reported:
         for r in rows:
             print(f"{'Tensor::' if r['method'] else 'at::'}{r['name']}\t{r['category']}\t{r['overload']}")
+    try:
+        if args.docs:
+            write_docs(table, census, rows, args)
+        if args.check_docs:
+            problems = check_docs(table, census, rows, args)
+            for p in problems:
+                print(f"generate_facts: {p}", file=sys.stderr)
+            if problems:
+                return 1
+    except OSError as e:
+        print(f"generate_facts: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

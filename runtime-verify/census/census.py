@@ -28,7 +28,7 @@ import time
 import traceback
 import warnings
 
-SLEEP_MS = 5.0        # the GPU sleep queued before each measured call
+SLEEP_MS = 10.0       # the GPU sleep queued before each measured call
 LONG_SLEEP_MS = 100.0  # re-measure with this when a slow host call looks like a wait
 MAX_CASES = 4          # measured cases per overload
 MAX_ATTEMPTS = 16      # candidate cases tried per overload
@@ -95,6 +95,41 @@ def enumerate_overloads(torch):
             continue
         result.append((name, kind))
     return result
+
+
+def schema_types(schema_text):
+    """{argument name: type} from a schema's text ("aten::f(Tensor self, int[2] k=[1, 1], *, Tensor(a!) out)"),
+    each type as the text writes it without alias annotations or array sizes ("Tensor", "int[]", "Tensor?").
+    str() of the Python type objects writes other names ("Optional[Tensor]", "List[int]", "number")."""
+    start = schema_text.index("(")
+    depth, end = 0, len(schema_text)
+    for i in range(start, len(schema_text)):
+        depth += schema_text[i] == "("
+        depth -= schema_text[i] == ")"
+        if depth == 0:
+            end = i
+            break
+    parts, depth, cur = [], 0, ""
+    for ch in schema_text[start + 1:end]:
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur.strip())
+    types = {}
+    for part in parts:
+        if not part or part == "*":
+            continue
+        type_, _, name = part.split("=")[0].strip().rpartition(" ")
+        types[name] = re.sub(r"\[[0-9]+\]", "[]", re.sub(r"\([^)]*\)", "", type_))
+    return types
+
+
+def schema_type(schema, arg):
+    return schema_types(str(schema)).get(arg.name, "")
 
 
 def resolve(torch, qualified):
@@ -187,18 +222,21 @@ class Worker:
                 torch.cuda._sleep(int(sleep_ms * self.cycles_per_ms))
                 event = torch.cuda.Event()
                 event.record()
+                # Other processes share the GPU, so the sleep's length is not known: the host waited when the
+                # sleep was still running as the call began and had ended when it returned.
+                pending = not event.query()
                 self.counter.reset()
                 t0 = time.perf_counter()
                 fn()
                 t1 = time.perf_counter()
                 seen = self.counter.read()
-                done = event.query()
+                done = pending and event.query()
             finally:
                 torch.cuda.set_sync_debug_mode(0)
         torch.cuda.synchronize()
         sdm = sum(1 for w in caught if "synchronizing CUDA operation" in str(w.message))
         host_ms = (t1 - t0) * 1000
-        return {"waited": bool(done and host_ms >= 0.8 * sleep_ms), "host_ms": round(host_ms, 3),
+        return {"waited": bool(done), "host_ms": round(host_ms, 3),
                 "sdm": sdm, "calls": seen["calls"], "copies": seen["copies"]}
 
     def run_case(self, fn):
@@ -257,7 +295,7 @@ class Worker:
             for a in schema.arguments:
                 if a.is_out:
                     continue
-                t = str(a.type)
+                t = schema_type(schema, a)
                 if a.has_default_value() and not t.startswith("Tensor"):
                     continue
                 if t in ("Tensor?",) and a.has_default_value():
@@ -375,15 +413,15 @@ class Worker:
         positional = [a for a in schema.arguments if not a.kwarg_only]
         new_args, new_kwargs, changed = list(args), dict(kwargs), False
         for i, value in enumerate(args):
-            if i < len(positional) and str(positional[i].type).startswith("Tensor") and \
-                    not str(positional[i].type).endswith("[]"):
+            if i < len(positional) and schema_type(schema, positional[i]).startswith("Tensor") and \
+                    not schema_type(schema, positional[i]).endswith("[]"):
                 t = as_tensor(value)
                 if t is not None:
                     new_args[i], changed = t, True
         by_name = {a.name: a for a in schema.arguments}
         for name, value in kwargs.items():
             a = by_name.get(name)
-            if a is not None and str(a.type).startswith("Tensor") and not str(a.type).endswith("[]"):
+            if a is not None and schema_type(schema, a).startswith("Tensor") and not schema_type(schema, a).endswith("[]"):
                 t = as_tensor(value)
                 if t is not None:
                     new_kwargs[name], changed = t, True
@@ -400,8 +438,8 @@ class Worker:
         pairs = [(positional[i] if i < len(positional) else None, v) for i, v in enumerate(args)]
         pairs += [(by_name.get(k), v) for k, v in kwargs.items()]
         for a, v in pairs:
-            if a is not None and isinstance(v, torch.Tensor) and not str(a.type).startswith("Tensor"):
-                raise TypeError(f"a tensor for the {a.type} parameter '{a.name}'")
+            if a is not None and isinstance(v, torch.Tensor) and not schema_type(schema, a).startswith("Tensor"):
+                raise TypeError(f"a tensor for the {schema_type(schema, a)} parameter '{a.name}'")
 
         def fresh(v):
             if isinstance(v, torch.Tensor):
