@@ -15,7 +15,8 @@
                                                         the census overloads the page's check reports, those of
                                                         its rules that sync under some arguments only, and what
                                                         the census measured of its facts; README.md lists the
-                                                        overloads that match no rule
+                                                        overloads that match no rule, and ../census.md (next
+                                                        to the folder) the census's figures
   generate_facts.py --check-docs docs/checks            exit status 1, with a diff, when a page's section differs
                                                         from what --docs writes, or when a fact's method or
                                                         function name is missing from its check's page outside
@@ -383,6 +384,7 @@ BEGIN = "<!-- BEGIN GENERATED: census -->"
 END = "<!-- END GENERATED: census -->"
 SECTION_HEADING = "## Operators measured by the census"
 INDEX_HEADING = "## The census"
+FIGURES_HEADING = "## Figures"
 TRANSITIVE = "transitive"
 # Where --docs creates the section in a page that has none: before this heading, else at the end.
 INSERT_BEFORE = "## Suppressing"
@@ -615,6 +617,8 @@ def depends_table(entries, with_reported):
 
 
 def page_path(docs_dir, page):
+    if page == CENSUS_PAGE:
+        return os.path.join(os.path.dirname(os.path.abspath(docs_dir)), "census.md")
     return os.path.join(docs_dir, "README.md" if page == "README" else f"{page}.md")
 
 
@@ -632,7 +636,7 @@ def with_section(text, section, page):
     parts = split_page(text)
     if parts:
         return parts[0] + section + parts[2]
-    heading = INDEX_HEADING if page == "README" else SECTION_HEADING
+    heading = {"README": INDEX_HEADING, CENSUS_PAGE: FIGURES_HEADING}.get(page, SECTION_HEADING)
     block = f"{heading}\n\n{section}\n\n"
     at = text.find("\n" + INSERT_BEFORE + "\n")
     if at < 0:
@@ -651,10 +655,110 @@ def frontend_table(frontend_path):
     return rows
 
 
+CENSUS_PAGE = "CENSUS"  # docs/census.md, next to the checks' folder: the census's figures
+
+
+def not_run_reason(condition):
+    """The class of a not-run row's first recorded error (census-aten.tsv's condition column)."""
+    if condition.startswith("no input fitted"):
+        return "no input could be built"
+    if condition.startswith("crashed") or condition.startswith("hung"):
+        return "the worker crashed or hung"
+    if re.search(r"CUDA error|device-side assert|illegal memory access|unspecified launch", condition):
+        return "a CUDA error"
+    if "a tensor for the" in condition:
+        return "refused every input tried, the first because it gave a tensor for a number parameter"
+    return "refused every input tried"
+
+
+def render_figures(table, census, rows, frontend_rows, aten_path):
+    """The lines between BEGIN and END in docs/census.md: the figures of census-aten.tsv and census-frontend.tsv."""
+    with open(aten_path) as f:
+        header = [next(f), next(f)]
+    m = re.search(r"of (\d+) aten operators", header[1])
+    all_aten = m.group(1) if m else "?"
+    origin = census_origin(aten_path)
+    kinds = {"cuda": "with a CUDA kernel", "composite-explicit": "composite (explicit autograd), no CUDA kernel",
+             "composite-implicit": "composite (implicit autograd), no CUDA kernel"}
+    synced = run_cases = 0
+    for row in census:
+        a, b = (int(x) for x in row["cases"].split("/"))
+        synced, run_cases = synced + a, run_cases + b
+    count = lambda pred: sum(1 for r in census if pred(r))  # noqa: E731
+    ran = lambda r: r["verdict"] != "not-run"  # noqa: E731
+    out = [BEGIN,
+           "<!-- Written by 'python3 checker/facts/generate_facts.py --docs docs/checks' from checker/facts/"
+           "census-aten.tsv and census-frontend.tsv; re-run it after summarize.py. test/docs/facts-docs.test "
+           "checks that this section is current. -->", "",
+           f"From `checker/facts/census-aten.tsv` and `census-frontend.tsv` ({origin}).", "",
+           "| ATen overloads | count | run |", "|---|---|---|",
+           f"| `aten::` overloads registered | {all_aten} | |",
+           f"| with a CUDA kernel or a composite one: measured | {len(census)} | {count(ran)} |"]
+    for kind, text in kinds.items():
+        out.append(f"| {text} | {count(lambda r: r['kernel'] == kind)} | "
+                   f"{count(lambda r: r['kernel'] == kind and ran(r))} |")
+    out += ["", f"The {count(ran)} overloads that ran were measured on {run_cases} cases, of which {synced} "
+            "synchronized.", "", "| verdict | overloads |", "|---|---|",
+            f"| always: every case synchronized | {count(lambda r: r['verdict'] == 'always')} |",
+            f"| depends: every case with non-empty tensors synchronized, every case with an empty one did not | "
+            f"{count(lambda r: r['verdict'] == 'depends' and r['condition'].startswith(NONEMPTY))} |",
+            f"| depends: on other arguments | "
+            f"{count(lambda r: r['verdict'] == 'depends' and not r['condition'].startswith(NONEMPTY))} |",
+            f"| never | {count(lambda r: r['verdict'] == 'never')} |",
+            f"| not run | {count(lambda r: r['verdict'] == 'not-run')} |"]
+    reasons = {}
+    for r in census:
+        if r["verdict"] == "not-run":
+            key = not_run_reason(r["condition"])
+            reasons[key] = reasons.get(key, 0) + 1
+    for key in sorted(reasons, key=lambda k: -reasons[k]):
+        out.append(f"| not run: {key} | {reasons[key]} |")
+    reportable = [r for r in census if r["verdict"] == "always" or
+                  (r["verdict"] == "depends" and r["condition"].startswith(NONEMPTY))]
+    by_census = {r["overload"] for r in rows}
+    out += ["", f"Of the {len(reportable)} overloads that synchronized on every case (or every non-empty one), "
+            f"{len(by_census)} are reported through the census, in "
+            f"{len({(r['name'], r['method']) for r in rows})} C++ spellings "
+            f"({len({(r['name'], r['method'], r['kinds']) for r in rows})} with their parameter kinds); every "
+            f"spelling of the other {len({r['overload'] for r in reportable} - by_census)} is named by a "
+            "hand-written fact, whose check reports it. By check:", "",
+            "| check | overloads | C++ spellings |", "|---|---|---|"]
+    for category in CATEGORIES:
+        mine = [r for r in rows if r["category"] == category]
+        if mine:
+            out.append(f"| [torch-sync-{category}](checks/{category}.md#operators-measured-by-the-census) | "
+                       f"{len({r['overload'] for r in mine})} | {len({(r['name'], r['method']) for r in mine})} |")
+    verdicts = {}
+    for fr in frontend_rows:
+        verdicts[fr["verdict"]] = verdicts.get(fr["verdict"], 0) + 1
+    fact_pages = {}
+    for fact in table["facts"]:
+        if fact.get("function"):
+            fact_pages.setdefault(fact["function"][2:], fact["category"])
+    out += ["", f"The C++ half measured {len(frontend_rows)} calls: {verdicts.get('yes', 0)} synchronized, "
+            f"{verdicts.get('no', 0)} did not, {verdicts.get('error', 0)} raised an error. Those that "
+            "synchronized, with the check of the hand-written fact that names the function:", "",
+            "| function | arguments | mechanism | fact |", "|---|---|---|---|"]
+    for fr in frontend_rows:
+        if fr["verdict"] != "yes":
+            continue
+        page = fact_pages.get(fr["function"])
+        fact = f"[torch-sync-{page}](checks/{page}.md)" if page else "none"
+        out.append(f"| `{fr['function']}` | {cell(fr['arguments']) or '(none)'} | {cell(fr['mechanism'])} | {fact} |")
+    out += ["", "Those that did not: " + ", ".join(
+        f"`{fr['function']}` ({cell(fr['arguments'])})" if fr["arguments"] else f"`{fr['function']}`"
+        for fr in frontend_rows if fr["verdict"] == "no") + ".", ""]
+    out.append(END)
+    return out
+
+
 def expected_sections(table, census, rows, args):
-    model = docs_model(table, census, frontend_table(args.census_frontend), rows)
+    frontend_rows = frontend_table(args.census_frontend)
+    model = docs_model(table, census, frontend_rows, rows)
     origin = census_origin(args.census_aten)
-    return {page: "\n".join(render_section(page, model[page], origin)) for page in model}
+    sections = {page: "\n".join(render_section(page, model[page], origin)) for page in model}
+    sections[CENSUS_PAGE] = "\n".join(render_figures(table, census, rows, frontend_rows, args.census_aten))
+    return sections
 
 
 def name_documented(fact_name_text, is_method, text):
