@@ -3,10 +3,17 @@
 //
 // One rule_* function per call the check reports ('.cpu()', '.to()' to the
 // host or to the device, '.cuda()', 'copy_' across, 'torch::tensor' from a
-// host list on a device, 'torch::nn::Module::to') and one exempt_* function
-// per sync-free twin it must stay silent on (non_blocking copies with pinned
-// memory, calls that stay on one side, 'torch::tensor' of a single value or
-// on the host).
+// host list on a device, 'at::tensor' on a device from a list or a single
+// value, 'torch::nn::Module::to', 'torch::jit::Module::to', 'torch::save' of
+// a device tensor) and one exempt_* function per sync-free twin it must stay
+// silent on (non_blocking copies with pinned memory, calls that stay on one
+// side, 'torch::tensor' of a single value or on the host, 'torch::save' of a
+// host tensor).
+//
+// Note: 'at::tensor(value, options)' and 'torch::tensor(value, options)'
+// differ: the first copies the value from the host (ATen/Utils.cpp), the
+// second fills it on the device; exempt_torch_tensor_single_value is the
+// twin of both rule_at_tensor_* functions.
 //
 // Note: rule_to_device_non_blocking_from_pageable is a sync that the check
 // does not report, a limitation its documentation lists: CUDA stages a
@@ -21,8 +28,10 @@
 // Every call that may synchronize is on a line of its own. Tensor results are
 // kept until main returns and never read. Calls that need a CUDA build
 // ('.cuda()', pinned memory) return at once on a CPU-only LibTorch.
+#include <torch/script.h>
 #include <torch/torch.h>
 
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -156,6 +165,39 @@ void rule_module_to(torch::Device device) {
   model->to(device);
 }
 
+// at::tensor from a host list, on a device, copies the list to the device.
+void rule_at_tensor_list(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  keep(at::tensor({1.0f, 2.0f, 3.0f}, options));
+}
+
+// at::tensor of a single value, on a device, copies it from the host too.
+void rule_at_tensor_scalar(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  keep(at::tensor(1.0f, options));
+}
+
+// jit::Module::to copies each parameter of a module made on the host.
+void rule_jit_module_to(torch::Device device) {
+  torch::jit::Module module("m");
+  module.register_parameter("w", torch::ones({64}), /*is_buffer=*/false);
+  module.to(device);
+}
+
+// torch::save of a device tensor copies it to the host to write it.
+void rule_torch_save(torch::Device device) {
+  auto values = torch::arange(4, torch::TensorOptions().device(device));
+  std::ostringstream stream;
+  torch::save(values, stream);
+}
+
+// Twin of rule_torch_save: torch::save of a host tensor copies nothing.
+void exempt_torch_save_cpu() {
+  auto host = torch::arange(4);
+  std::ostringstream stream;
+  torch::save(host, stream);
+}
+
 } // namespace
 
 int main() {
@@ -178,6 +220,11 @@ int main() {
   exempt_torch_tensor_on_host();
   exempt_arange_instead_of_torch_tensor(device);
   rule_module_to(device);
+  rule_at_tensor_list(device);
+  rule_at_tensor_scalar(device);
+  rule_jit_module_to(device);
+  rule_torch_save(device);
+  exempt_torch_save_cpu();
   results.clear();
   return 0;
 }

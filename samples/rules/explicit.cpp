@@ -2,10 +2,12 @@
 //
 // One rule_* function per call the check reports (device, stream and event
 // synchronizations of LibTorch, the CUDA runtime and the CUDA driver API,
-// synchronous copies, memcpy_and_sync, emptyCache) and one exempt_* function
-// per sync-free twin it must stay silent on (asynchronous copies with pinned
-// memory, copies between device buffers, queries, waits on the GPU, the
-// caching allocator's reuse of freed blocks).
+// synchronous copies, memcpy_and_sync, the frees of device and pinned memory
+// and cudaHostUnregister, emptyCache) and one exempt_* function per sync-free
+// twin it must stay silent on (asynchronous copies with pinned memory, copies
+// between device buffers, queries, waits on the GPU, cudaFree(nullptr), the
+// stream-ordered cudaFreeAsync, the caching allocator's reuse of freed
+// blocks).
 //
 // Left out: cudaThreadSynchronize, which CUDA 13 removed, and
 // cudaMemcpyToSymbol / cudaMemcpyFromSymbol, which need a __device__ variable
@@ -13,7 +15,11 @@
 //
 // Pinned memory comes from LibTorch's caching host allocator, and allocating
 // a new block (cudaHostAlloc) may itself wait for the device: the first
-// pinned block is made in rule_cuda_memcpy, and the twins reuse it.
+// pinned block is made in rule_cuda_memcpy, and the twins reuse it. The
+// memory that the free rules give back is allocated (cudaMalloc, cuMemAlloc,
+// cudaMallocHost, cudaHostRegister) in the rule functions themselves, before
+// the queued work; the exempt functions allocate only stream-ordered memory
+// (cudaMallocAsync), which does not wait.
 //
 // Every call that may synchronize is on a line of its own. emptyCache comes
 // last, after its twin, so that no later allocation has to ask CUDA for
@@ -93,6 +99,17 @@ CUresult CUDAAPI cuEventQuery(CUevent event) {
   static auto *driver =
       driverFunction<decltype(cuEventQuery)>("cuEventQuery", 2000);
   return driver(event);
+}
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *pointer, size_t bytes) {
+  static auto *driver =
+      driverFunction<decltype(cuMemAlloc)>("cuMemAlloc", 3020);
+  return driver(pointer, bytes);
+}
+
+CUresult CUDAAPI cuMemFree(CUdeviceptr pointer) {
+  static auto *driver = driverFunction<decltype(cuMemFree)>("cuMemFree", 3020);
+  return driver(pointer);
 }
 
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
@@ -445,6 +462,53 @@ void rule_memcpy_and_sync(torch::Device device) {
                              cudaMemcpyDeviceToHost, stream);
 }
 
+// cudaFree of device memory waits for all work queued on the device.
+void rule_cuda_free(torch::Device device) {
+  void *memory = nullptr;
+  checkCuda(cudaMalloc(&memory, kBytes));
+  queueWork(device);
+  checkCuda(cudaFree(memory));
+}
+
+// Twin of rule_cuda_free: cudaFree(nullptr) frees nothing and does not wait.
+void exempt_cuda_free_null(torch::Device device) {
+  queueWork(device);
+  checkCuda(cudaFree(nullptr));
+}
+
+// Twin of rule_cuda_free: cudaFreeAsync frees in stream order, on the GPU.
+void exempt_cuda_free_async(torch::Device device) {
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  void *memory = nullptr;
+  checkCuda(cudaMallocAsync(&memory, kBytes, stream));
+  queueWork(device);
+  checkCuda(cudaFreeAsync(memory, stream));
+}
+
+// cudaFreeHost of pinned host memory waits for all work queued on the device.
+void rule_cuda_free_host(torch::Device device) {
+  void *pinnedHost = nullptr;
+  checkCuda(cudaMallocHost(&pinnedHost, kBytes));
+  queueWork(device);
+  checkCuda(cudaFreeHost(pinnedHost));
+}
+
+// cudaHostUnregister unpins registered host memory, waiting for the device.
+void rule_cuda_host_unregister(torch::Device device) {
+  std::vector<float> host(kElements);
+  checkCuda(cudaHostRegister(host.data(), kBytes, cudaHostRegisterDefault));
+  queueWork(device);
+  checkCuda(cudaHostUnregister(host.data()));
+}
+
+// cuMemFree of device memory waits for all work queued on the device.
+void rule_cu_mem_free(torch::Device device) {
+  CUdeviceptr memory = 0;
+  checkDriver(cuMemAlloc(&memory, kBytes));
+  queueWork(device);
+  checkDriver(cuMemFree(memory));
+}
+
 // Twin of rule_empty_cache: the allocator reuses freed blocks without CUDA.
 void exempt_reuse_cached_block(torch::Device device) {
   auto first = deviceBuffer(device);
@@ -492,6 +556,12 @@ int main() {
   rule_cuda_event_method_synchronize(device);
   exempt_cuda_event_method_query_and_block(device);
   rule_memcpy_and_sync(device);
+  rule_cuda_free(device);
+  exempt_cuda_free_null(device);
+  exempt_cuda_free_async(device);
+  rule_cuda_free_host(device);
+  rule_cuda_host_unregister(device);
+  rule_cu_mem_free(device);
   exempt_reuse_cached_block(device);
   rule_empty_cache(device);
   return anyCallFailed ? 1 : 0;

@@ -2,9 +2,9 @@
 //
 // One rule_* function per call the check reports (item(), is_nonzero(),
 // equal(), allclose(), the tensor-value overloads of masked_fill_,
-// index_fill_ and fill_, linear algebra without _ex) and one exempt_*
-// function per sync-free twin it must stay silent on (a host scalar, a CPU
-// tensor, the _ex variant, a comparison kept on the device).
+// index_fill_ and fill_, linear algebra without _ex, LBFGS::step) and one
+// exempt_* function per sync-free twin it must stay silent on (a host
+// scalar, a CPU tensor, the _ex variant, a comparison kept on the device).
 //
 // Every call that may synchronize is on a line of its own. Host values go to
 // a volatile sink; tensor results stay on the device, unread. Each rule runs
@@ -236,6 +236,21 @@ void exempt_linalg_lu_factor_ex(torch::Device device) {
   keep(std::get<0>(at::linalg_lu_factor_ex(matrix)));
 }
 
+// LBFGS::step runs its line search on the host, reading loss and gradients.
+void rule_lbfgs_step(torch::Device device) {
+  auto weight =
+      torch::ones({16}, torch::TensorOptions().device(device)).requires_grad_();
+  torch::optim::LBFGS optimizer({weight},
+                                torch::optim::LBFGSOptions(0.1).max_iter(4));
+  auto closure = [&] {
+    optimizer.zero_grad();
+    auto loss = (weight * weight).sum();
+    loss.backward();
+    return loss;
+  };
+  keep(optimizer.step(closure));
+}
+
 // The torch::linalg namespace (torch/linalg.h) was removed in LibTorch 2.6;
 // its functions have the at:: twins above.
 #if TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR < 206 // before 2.6
@@ -282,6 +297,7 @@ int main() {
   exempt_linalg_solve_ex(device);
   rule_linalg_lu_factor(device);
   exempt_linalg_lu_factor_ex(device);
+  rule_lbfgs_step(device);
 #if TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR < 206 // before 2.6
   rule_torch_linalg_namespace(device);
 #endif
