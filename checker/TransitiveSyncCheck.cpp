@@ -65,8 +65,19 @@ auto directSync() {
          measuredFunctionNames(Category, /*AllOverloadsOnly=*/true))
       Functions.push_back(Name);
   }
-  // The explicit waits under every name the CUDA headers declare them by.
+  // The explicit waits under every name the CUDA headers declare them by, and
+  // the frees among them that a null pointer makes a no-op ('cudaFree(nullptr)',
+  // as torch-sync-explicit exempts it).
   std::vector<std::string> Waits = declaredFunctionNames(SyncCategory::Explicit);
+  std::vector<std::string> NullNoOps;
+  for (const SyncFact &Fact : syncFacts())
+    if (Fact.Category == SyncCategory::Explicit && Fact.NullPointerIsNoOp)
+      for (const std::string &Name : declaredFunctionNames(SyncCategory::Explicit)) {
+        StringRef Rest = Name;
+        if (Rest.consume_front(Fact.Function) &&
+            (Rest.empty() || isInApiList(ApiList::CudaApiNameSuffixes, Rest)))
+          NullNoOps.push_back(Name);
+      }
   return callExpr(anyOf(
       cxxMemberCallExpr(callee(tensorMethod(Methods))),
       callExpr(callee(functionDecl(hasAnyName(
@@ -77,7 +88,10 @@ auto directSync() {
       callExpr(callee(functionDecl(hasAnyName(
                    std::vector<StringRef>(Waits.begin(), Waits.end())))),
                unless(hasAnyArgument(ignoringParenImpCasts(declRefExpr(to(
-                   enumConstantDecl(hasName("cudaMemcpyDeviceToDevice"))))))))));
+                   enumConstantDecl(hasName("cudaMemcpyDeviceToDevice"))))))),
+               unless(allOf(callee(functionDecl(hasAnyName(std::vector<StringRef>(
+                                NullNoOps.begin(), NullNoOps.end())))),
+                            hasArgument(0, ignoringParenImpCasts(nullPointerConstant())))))));
 }
 } // namespace
 

@@ -40,7 +40,8 @@ constexpr int kMaxFrames = 128;
 constexpr std::string_view kWatchedApis[] = {
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
     "cudaMemcpy",            "cudaFree",              "cuCtxSynchronize",     "cuStreamSynchronize",
-    "cuEventSynchronize",    "cuMemcpy",              "cuMemFree",
+    "cuEventSynchronize",    "cuMemcpy",              "cuMemFree",            "cudaHostUnregister",
+    "cuMemHostUnregister",
 };
 
 // Whether name starts with one of prefixes.
@@ -216,7 +217,7 @@ RuntimeCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData 
 bool isProbed(const RuntimeCall &call) {
   static constexpr std::string_view kProbed[] = {
       "cudaMemcpy", "cudaMemset", "cudaFree", "cudaMalloc", "cudaHostAlloc", "cudaHostRegister",
-      "cudaStreamSynchronize", "cudaDeviceSynchronize"};
+      "cudaHostUnregister", "cudaStreamSynchronize", "cudaDeviceSynchronize"};
   std::string_view name = call.api;
   if (name.find("Async") != std::string_view::npos &&
       (name.rfind("cudaFree", 0) == 0 || name.rfind("cudaMalloc", 0) == 0))
