@@ -16,6 +16,7 @@
 #include <ATen/ops/linalg_inv.h>
 #include <ATen/ops/linalg_inv_ex.h>
 #include <ATen/ops/linalg_lstsq.h>
+#include <ATen/ops/masked_select.h>
 #include <ATen/ops/normal.h>
 #include <ATen/ops/randn.h>
 
@@ -39,6 +40,13 @@ void positiveDynamicShape(const at::Tensor &a) {
   // 2.11 measured: its overloads are not the census's (LIBTORCH2 prefix).
   auto s = a.to_sparse();
   // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:14: warning: 'to_sparse' reads the number of nonzero elements from the device to size the sparse tensor (measured: 1 stream wait, 4 B copied to the host) and blocks until the GPU has finished all queued work; consider keeping the tensor dense in the hot path, or converting it once, outside the hot path [torch-sync-dynamic-shape]
+}
+
+// The out= spelling of a fact's operator: the fact's check and texts.
+void positiveBooleanMaskOut(const at::Tensor &a, const at::Tensor &mask) {
+  at::Tensor out = at::empty_like(a);
+  at::masked_select_out(out, a, mask);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::masked_select_out' reads the number of true mask elements from the device to size its result (measured: 1 stream wait, 4 B copied to the host) and blocks until the GPU has finished all queued work; consider a fixed-shape form: 'at::where(mask, t, 0)', summing or counting with the mask as a weight [torch-sync-boolean-mask]
 }
 
 void positiveDeviceToHost(const at::Tensor &a) {
