@@ -5,7 +5,6 @@
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
-#include "llvm/ADT/STLExtras.h"
 
 using namespace clang::ast_matchers;
 
@@ -20,21 +19,12 @@ enum class MaskKind { Mask, NotMask, Unknown };
 
 /// Ops whose result is a bool tensor whatever their inputs.
 bool returnsMask(StringRef Name) {
-  static constexpr llvm::StringLiteral MaskOps[] = {
-      "eq",          "ne",          "gt",         "lt",          "ge",
-      "le",          "greater",     "less",       "greater_equal",
-      "less_equal",  "not_equal",   "logical_and", "logical_or",
-      "logical_not", "logical_xor", "isnan",      "isinf",       "isfinite",
-      "isposinf",    "isneginf",    "isclose",    "isin",        "signbit"};
-  return llvm::is_contained(MaskOps, Name);
+  return isInApiList(ApiList::MaskResults, Name);
 }
 
 /// Ops whose result is an integer index tensor, never a mask.
 bool returnsIndices(StringRef Name) {
-  static constexpr llvm::StringLiteral IndexOps[] = {
-      "argsort", "argmax", "argmin",   "nonzero",    "argwhere",
-      "arange",  "randperm", "randint", "searchsorted", "bucketize"};
-  return llvm::is_contained(IndexOps, Name);
+  return isInApiList(ApiList::IndexResults, Name);
 }
 
 /// Whether \p E names the bool or byte (uint8) scalar type: at::kBool,

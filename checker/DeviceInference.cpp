@@ -3,6 +3,7 @@
 #include "DeviceInference.h"
 #include "LibTorchApi.h"
 #include "RankInference.h"
+#include "SyncFacts.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -148,8 +149,8 @@ auto writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
           .bind("escape"),
       // 'set_', 'set_data' and 'swap' replace the storage, and with it the
       // device.
-      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName(
-                                     "set_", "swap", "_set_to", "set_data"))))
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName(apiList(
+                                     ApiList::StorageReplacingMethods)))))
           .bind("escape"))));
 }
 
@@ -176,8 +177,8 @@ auto moduleUses(const VarDecl &Var) {
   auto Ref = ignoringParenImpCasts(refersTo(Var).bind("ref"));
   auto Arrow = holderArrow(Var);
   auto Parameters = cxxMemberCallExpr(
-      on(Arrow), callee(cxxMethodDecl(hasAnyName("parameters",
-                                                 "named_parameters"))));
+      on(Arrow), callee(cxxMethodDecl(
+                     hasAnyName(apiList(ApiList::ModuleParameterAccessors)))));
   return findAll(stmt(anyOf(
       // 'm(x)': ModuleHolder::operator() calls forward (torch/nn/pimpl.h).
       cxxOperatorCallExpr(hasOverloadedOperatorName("()"), hasArgument(0, Ref)),
@@ -187,8 +188,7 @@ auto moduleUses(const VarDecl &Var) {
       // place, the parameters and buffers (torch/nn/module.h).
       cxxMemberCallExpr(on(Arrow),
                         callee(cxxMethodDecl(hasAnyName(
-                            "forward", "train", "eval", "is_training",
-                            "zero_grad", "pretty_print", "name")))),
+                            apiList(ApiList::ModuleMethodsKeepingDevice))))),
       // 'm->to(device)' moves every parameter and buffer (module.cpp).
       cxxMemberCallExpr(on(Arrow), callee(cxxMethodDecl(hasName("to"))))
           .bind("move"),
@@ -270,18 +270,7 @@ bool isElementwiseOperator(OverloadedOperatorKind Kind) {
 /// BinaryOps.cpp, their structured meta functions build a binary_op or
 /// comparison_op iterator).
 bool isElementwiseName(StringRef Name) {
-  static constexpr llvm::StringLiteral Names[] = {
-      "add",         "sub",         "subtract",    "mul",
-      "multiply",    "div",         "divide",      "true_divide",
-      "floor_divide", "remainder",  "fmod",        "pow",
-      "eq",          "ne",          "lt",          "le",
-      "gt",          "ge",          "greater",     "less",
-      "greater_equal", "less_equal", "not_equal",  "logical_and",
-      "logical_or",  "logical_xor", "bitwise_and", "bitwise_or",
-      "bitwise_xor", "maximum",     "minimum",     "fmax",
-      "fmin",        "atan2",       "hypot",       "copysign",
-      "xlogy"};
-  return llvm::is_contained(Names, Name);
+  return isInApiList(ApiList::ElementwiseBinaryOps, Name);
 }
 
 /// The local tensor variable that \p E names, directly or as 't.device()' or
@@ -1378,9 +1367,7 @@ const VarDecl *DeviceInference::deviceOrigin(const Expr *E, unsigned Depth) {
       return nullptr;
     StringRef Name = Method->getName();
     // Copies and conversions may change the device.
-    if (Name == "to" || Name == "cpu" || Name == "cuda" || Name == "type_as" ||
-        Name == "copy_" || Name == "set_" || Name == "set_data" ||
-        Name == "pin_memory")
+    if (isInApiList(ApiList::DeviceChangingMethods, Name))
       return nullptr;
     Merge(deviceOrigin(Receiver, Depth + 1));
     MergeArguments(*Member);
@@ -1420,8 +1407,7 @@ const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
                : nullptr;
   // 'options.dtype(k)' and the other setters that keep the device.
   if (libraryRecordName(Receiver->getType()) == "TensorOptions" &&
-      (Name == "dtype" || Name == "layout" || Name == "requires_grad" ||
-       Name == "pinned_memory" || Name == "memory_format"))
+      isInApiList(ApiList::TensorOptionsSetters, Name))
     return targetOrigin(Receiver, Depth + 1);
   return nullptr;
 }
@@ -1519,9 +1505,7 @@ DeviceKind DeviceInference::targetDevice(const Expr *E, unsigned Depth) {
     // options.dtype(...) and the other setters keep it.
     if (Name == "device" && Member->getNumArgs() == 1)
       return targetDevice(Member->getArg(0), Depth + 1);
-    if (Name == "device" || Name == "dtype" || Name == "layout" ||
-        Name == "requires_grad" || Name == "pinned_memory" ||
-        Name == "memory_format")
+    if (Name == "device" || isInApiList(ApiList::TensorOptionsSetters, Name))
       return targetDevice(Receiver, Depth + 1);
     return DeviceKind::Unknown;
   }
@@ -1535,8 +1519,7 @@ DeviceKind DeviceInference::targetDevice(const Expr *E, unsigned Depth) {
     StringRef Name = Callee->getName();
     if (Name == "device" && Call->getNumArgs() == 1)
       return targetDevice(Call->getArg(0), Depth + 1);
-    if (Name == "dtype" || Name == "layout" || Name == "requires_grad" ||
-        Name == "memory_format")
+    if (isInApiList(ApiList::TensorOptionsFunctions, Name))
       return DeviceKind::Unspecified;
   }
   return DeviceKind::Unknown;

@@ -1,6 +1,7 @@
 //===--- DeviceValueFlow.cpp - host values read from the device ------------===//
 
 #include "DeviceValueFlow.h"
+#include "SyncFacts.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -11,21 +12,6 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral ReadId = "read";
-
-/// Tensor methods whose integer arguments are sizes, bounds or indices.
-constexpr llvm::StringLiteral ShapeMethods[] = {
-    "narrow", "slice",   "select",  "view",      "reshape",  "expand",
-    "repeat", "resize_", "topk",    "kthvalue",  "new_zeros", "new_empty",
-    "new_ones", "new_full", "split", "unfold",   "narrow_copy", "index_select"};
-
-/// ATen and C++-frontend functions whose integer arguments are sizes.
-constexpr llvm::StringLiteral ShapeFunctions[] = {
-    "::at::zeros",   "::at::ones",    "::at::empty",   "::at::full",
-    "::at::rand",    "::at::randn",   "::at::randint", "::at::arange",
-    "::at::linspace", "::at::eye",    "::at::randperm", "::at::narrow",
-    "::torch::zeros", "::torch::ones", "::torch::empty", "::torch::full",
-    "::torch::rand",  "::torch::randn", "::torch::randint", "::torch::arange",
-    "::torch::linspace", "::torch::eye", "::torch::randperm"};
 } // namespace
 
 llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
@@ -52,12 +38,13 @@ llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
   auto Consumer = stmt(anyOf(
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(IndexingType))),
                        hasAnyArgument(ReadValue)),
+      // Tensor methods whose integer arguments are sizes, bounds or indices.
       cxxMemberCallExpr(
-          callee(tensorMethod(std::vector<StringRef>(std::begin(ShapeMethods),
-                                                     std::end(ShapeMethods)))),
+          callee(tensorMethod(apiList(ApiList::ShapeArgumentMethods).vec())),
           forEachArgumentWithParam(ReadValue, ShapeParameter)),
-      callExpr(callee(functionDecl(hasAnyName(std::vector<StringRef>(
-                   std::begin(ShapeFunctions), std::end(ShapeFunctions))))),
+      // ATen and C++-frontend functions whose integer arguments are sizes.
+      callExpr(callee(functionDecl(
+                   hasAnyName(apiList(ApiList::ShapeArgumentFunctions)))),
                forEachArgumentWithParam(ReadValue, ShapeParameter))));
 
   llvm::DenseSet<const Expr *> Reads;

@@ -2,6 +2,7 @@
 
 #include "LibTorchApi.h"
 #include "DeviceInference.h"
+#include "SyncFacts.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "llvm/ADT/STLExtras.h"
@@ -138,10 +139,7 @@ const CXXRecordDecl *heldModule(QualType T) {
 bool isLibraryLeafModule(const CXXRecordDecl &Module) {
   if (!Module.getIdentifier() || !isInNamespace(&Module, {"torch", "nn"}))
     return false;
-  static constexpr llvm::StringLiteral Wrappers[] = {
-      "SequentialImpl",     "ModuleListImpl",      "ModuleDictImpl",
-      "ParameterListImpl",  "ParameterDictImpl",   "FunctionalImpl"};
-  return !llvm::is_contained(Wrappers, Module.getName());
+  return !isInApiList(ApiList::ContainerModules, Module.getName());
 }
 
 bool mayCarryDevice(QualType T) {
@@ -182,8 +180,7 @@ QualType loaderDataset(QualType Loader) {
     Specialization = specialization(typeArgument(*Specialization, 0), false);
   if (!Specialization)
     return QualType();
-  for (StringRef Name :
-       {"StatelessDataLoader", "StatefulDataLoader", "DataLoaderBase"})
+  for (StringRef Name : apiList(ApiList::DataLoaderClasses))
     if (isNamedClass(Specialization, Name, {"torch", "data"}))
       return typeArgument(*Specialization, 0);
   return QualType();

@@ -38,10 +38,11 @@ const CXXRecordDecl *heldModule(QualType T);
 /// Whether \p Module is one of LibTorch's own modules (a class of torch::nn)
 /// other than the containers and wrappers that run modules or functions given
 /// to them (Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict,
-/// Functional). Such a module creates its parameters and buffers on the CPU
-/// when it is constructed (its reset() in torch/csrc/api/src/nn/modules/*.cpp
-/// allocates them without a device, unless an option hands it a tensor), and
-/// its forward() computes from its inputs, parameters and buffers only.
+/// Functional: api list container_modules). Such a module creates its
+/// parameters and buffers on the CPU when it is constructed (its reset() in
+/// torch/csrc/api/src/nn/modules/*.cpp allocates them without a device, unless
+/// an option hands it a tensor), and its forward() computes from its inputs,
+/// parameters and buffers only.
 bool isLibraryLeafModule(const CXXRecordDecl &Module);
 
 /// Whether \p T may hold or refer to a tensor, and so carry a device into a
@@ -50,8 +51,9 @@ bool isLibraryLeafModule(const CXXRecordDecl &Module);
 bool mayCarryDevice(QualType T);
 
 /// The dataset that a data loader type of torch::data (StatelessDataLoader,
-/// StatefulDataLoader, DataLoaderBase) iterates over, through references and
-/// pointers to it; a null type for any other type.
+/// StatefulDataLoader, DataLoaderBase: api list data_loader_classes) iterates
+/// over, through references and pointers to it; a null type for any other
+/// type.
 QualType loaderDataset(QualType Loader);
 
 /// Whether the examples of dataset type \p Dataset are made on the CPU:

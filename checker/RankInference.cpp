@@ -3,6 +3,7 @@
 #include "RankInference.h"
 #include "DeviceInference.h"
 #include "LibTorchApi.h"
+#include "SyncFacts.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
@@ -12,27 +13,15 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 /// Methods and at:: functions that, called with the tensor alone, reduce over
-/// every element to a 0-dim tensor (aten/src/ATen/native/native_functions.yaml:
-/// the overloads without 'dim').
+/// every element to a 0-dim tensor.
 bool reducesToScalar(llvm::StringRef Name) {
-  static constexpr llvm::StringLiteral Reductions[] = {
-      "sum",    "mean",   "prod",          "max",    "min",  "argmax",
-      "argmin", "amax",   "amin",          "all",    "any",  "norm",
-      "median", "nanmedian", "count_nonzero", "nansum", "std",  "var",
-      "trace", "dot",         "vdot"};
-  return llvm::is_contained(Reductions, Name);
+  return isInApiList(ApiList::FullReductions, Name);
 }
 
 /// Element-wise methods and conversions: the result has the receiver's shape
 /// when every other tensor argument is 0-dim too (broadcasting).
 bool keepsShape(llvm::StringRef Name) {
-  static constexpr llvm::StringLiteral ShapeKeeping[] = {
-      "to",    "cuda",  "cpu",     "clone",  "detach", "contiguous", "long",
-      "int",   "short", "abs",     "neg",    "floor",  "ceil",       "round",
-      "trunc", "clamp", "clamp_min", "clamp_max", "remainder", "fmod",
-      "add",   "sub",   "mul",     "div",    "floor_divide", "type_as",
-      "squeeze"};
-  return llvm::is_contained(ShapeKeeping, Name);
+  return isInApiList(ApiList::ShapeKeepingMethods, Name);
 }
 
 /// Whether \p Call passes a 'dim' (or 'dims') argument to \p Callee, other
@@ -133,9 +122,7 @@ bool isZeroDim(const Expr *E, DeviceInference &Devices, unsigned Depth) {
                                        Value->getType()->isArithmeticType());
   }
   // 'zeros({})', 'full({}, 7)', 'randint(10, {})': an empty size list.
-  static constexpr llvm::StringLiteral Factories[] = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint"};
-  if (llvm::is_contained(Factories, Name))
+  if (isInApiList(ApiList::SizeListFactories, Name))
     return llvm::any_of(Call->arguments(), isEmptySizeList);
   if (reducesToScalar(Name))
     return Call->getNumArgs() >= 1 && !passesDimension(*Call, *Callee);
@@ -163,22 +150,9 @@ const Expr *argumentFor(const CallExpr &Call, const FunctionDecl &Callee,
 }
 
 /// Element-wise methods and functions whose result has the broadcast shape of
-/// their tensor operands (native_functions.yaml: the unary and binary
-/// pointwise ops), and conversions that keep the shape.
+/// their tensor operands, and conversions that keep the shape.
 bool keepsOrBroadcastsShape(llvm::StringRef Name) {
-  static constexpr llvm::StringLiteral Names[] = {
-      "to",        "cpu",          "cuda",        "clone",      "detach",
-      "contiguous", "requires_grad_", "float",    "double",     "half",
-      "long",      "int",          "short",       "bool",       "byte",
-      "abs",       "neg",          "exp",         "log",        "sqrt",
-      "sigmoid",   "tanh",         "relu",        "floor",      "ceil",
-      "round",     "trunc",        "clamp",       "clamp_min",  "clamp_max",
-      "add",       "sub",          "mul",         "div",        "true_divide",
-      "floor_divide", "remainder", "fmod",        "pow",        "eq",
-      "ne",        "lt",           "le",          "gt",         "ge",
-      "logical_and", "logical_or", "logical_not", "maximum",    "minimum",
-      "type_as"};
-  return llvm::is_contained(Names, Name);
+  return isInApiList(ApiList::ShapeOrBroadcastOps, Name);
 }
 
 bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth);
@@ -256,9 +230,7 @@ bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth) {
   if (!NS || !NS->getIdentifier() ||
       (NS->getName() != "at" && NS->getName() != "torch"))
     return false;
-  static constexpr llvm::StringLiteral AlwaysPositive[] = {
-      "arange", "linspace", "logspace", "randperm", "eye", "stack", "cat"};
-  if (llvm::is_contained(AlwaysPositive, Name))
+  if (isInApiList(ApiList::PositiveRankResults, Name))
     return true;
   // 'torch::tensor({1, 2})', 'torch::tensor(values)': a list or a vector.
   if (Name == "tensor" && Call->getNumArgs() >= 1) {
@@ -271,10 +243,7 @@ bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth) {
     return Record && Record->getIdentifier() &&
            (Record->getName() == "vector" || Record->getName() == "ArrayRef");
   }
-  static constexpr llvm::StringLiteral Factories[] = {
-      "zeros", "ones", "empty", "full", "rand", "randn", "randint",
-      "from_blob"};
-  if (llvm::is_contained(Factories, Name)) {
+  if (isInApiList(ApiList::SizedFactories, Name)) {
     const Expr *Size = argumentFor(*Call, *Callee, "size");
     if (!Size)
       Size = argumentFor(*Call, *Callee, "sizes");
