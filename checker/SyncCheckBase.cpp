@@ -11,6 +11,7 @@
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace clang::tidy::torch_sync {
 
@@ -318,15 +319,17 @@ void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
 void SyncCheckBase::registerMeasuredSyncMatchers(MatchFinder *Finder,
                                                  SyncCategory Category) {
   MeasuredCategory = Category;
-  std::vector<StringRef> Methods = measuredMethodNames(Category);
-  std::vector<std::string> Functions = measuredFunctionNames(Category);
-  if (Methods.empty() && Functions.empty())
+  // The callee's bare name is looked up in a set (hasAnyName over a few
+  // hundred qualified names would cost a comparison each per call);
+  // findMeasuredSync() then checks the class or namespace and the overload.
+  auto Names = std::make_shared<llvm::StringSet<>>();
+  for (const MeasuredSync &Measured : measuredSyncs())
+    if (Measured.Category == Category)
+      Names->insert(Measured.CppName);
+  if (Names->empty())
     return;
   Finder->addMatcher(
-      callExpr(callee(functionDecl(anyOf(
-                   tensorMethod(Methods),
-                   functionDecl(hasAnyName(std::vector<StringRef>(
-                       Functions.begin(), Functions.end())))))),
+      callExpr(callee(functionDecl(hasNameInSet(Names))),
                // Calls inside LibTorch's and other system headers are never
                // reported; skipping them here keeps the matcher cheap.
                unless(isExpansionInSystemHeader()))

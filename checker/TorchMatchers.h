@@ -5,6 +5,7 @@
 
 #include "DeviceInference.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Regex.h"
 #include <memory>
 #include <vector>
@@ -22,6 +23,13 @@ inline auto tensorMethod(std::vector<llvm::StringRef> Names) {
   return cxxMethodDecl(
       hasAnyName(Names),
       ofClass(cxxRecordDecl(hasAnyName("::at::Tensor", "::at::TensorBase"))));
+}
+
+/// Matches a named declaration whose bare name ("linalg_eig", no scope) is in
+/// \p Names: one hash lookup, where hasAnyName compares each name.
+AST_MATCHER_P(NamedDecl, hasNameInSet, std::shared_ptr<llvm::StringSet<>>,
+              Names) {
+  return Node.getIdentifier() && Names->contains(Node.getName());
 }
 
 /// Matches a function whose qualified name ("ns::f", no leading "::")
