@@ -2,14 +2,15 @@
 // program that caused it, and writes them as JSON at exit.
 //
 // Linked into a program as an object library, it starts itself before main() (a constructor function), so
-// the programs it observes need no change. Two signals are recorded:
+// the programs it observes need no change. It is built on the runtime core (../core/), which the guard
+// (../guard/) shares. Three signals are recorded:
 //   "cupti": every CUDA runtime or driver API call that waits for the device or copies memory, seen through
-//            CUPTI's callback API (see kWatchedApis in sync_recorder.cpp);
+//            CUPTI's callback API (runtime::isWatchedApi in ../core/cuda_call.cpp);
 //   "sdm":    every "called a synchronizing CUDA operation" warning of PyTorch's sync debug mode, set to
 //            L_WARN, caught by a c10::WarningHandler on the main thread;
 //   "host_wait": with TORCH_SYNC_HOST_WAIT=1, whether each copy, free, allocation or synchronize made the host
 //            wait for a GPU sleep kernel queued just before it (host_wait.cpp).
-// Each event keeps its host call stack (backtrace()); at exit the stacks are symbolized with addr2line and
+// Each event keeps its host call stack (backtrace()); at exit the stacks are symbolized (../core/stack_trace.h) and
 // each event is attributed to the innermost frame that lies in a file under <source root>/samples/.
 //
 // Environment:
@@ -28,9 +29,6 @@ namespace torch_sync::recorder {
 // kind, hostMemory and measured (the host-wait test's outcome: "waited" or "returned") may be empty.
 void recordEvent(const char *signal, const std::string &api, const std::string &kind = {},
                  const std::string &hostMemory = {}, const std::string &measured = {});
-
-// Installs the sync debug mode handler (sync_debug_mode.cpp). Returns an error message, empty on success.
-std::string startSyncDebugMode();
 
 // Writes the observations now (also done at exit); later events are ignored.
 void finish();

@@ -1,4 +1,4 @@
-// sync_recorder: the host-wait test, a third signal that measures rather than reads the documentation.
+// The runtime core's host-wait test, a third signal that measures rather than reads the documentation.
 //
 // Before a CUDA runtime call that may wait (see sync_recorder.cpp), the recorder queues a long GPU sleep
 // kernel (at::cuda::sleep, from LibTorch) on the stream the call uses, followed by an event. When the call
@@ -13,10 +13,14 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <exception>
 
-namespace torch_sync::recorder {
+namespace torch_sync::runtime {
 namespace {
 
 // About 20 ms at the H200's 1.98 GHz SM clock: far longer than any call that does not wait.
@@ -31,11 +35,33 @@ long long sleepCycles() {
   return cycles;
 }
 
+// Trivially destructible: CUDA calls made during thread and process teardown still reach the probe.
 struct Probe {
   bool armed = false;
   cudaEvent_t event = nullptr;
 };
 thread_local Probe probe;
+
+// Exit detection. glibc runs a thread's thread_local destructors first when the thread ends, and the main
+// thread's first of all in exit(), before atexit handlers and static destructors (where LibTorch's handle
+// pools free memory and so make probed calls). The sentinel's destructor marks the thread, and the main
+// thread's marks the process, as exiting.
+std::atomic<bool> processExiting{false};
+thread_local bool threadExiting = false;
+struct ExitSentinel {
+  bool touched = false;
+  ~ExitSentinel() {
+    threadExiting = true;
+    if (syscall(SYS_gettid) == getpid())
+      processExiting = true;
+  }
+};
+thread_local ExitSentinel exitSentinel;
+
+bool exiting() {
+  exitSentinel.touched = true; // constructs the sentinel on first use, so that its destructor runs
+  return threadExiting || processExiting.load(std::memory_order_relaxed);
+}
 
 } // namespace
 
@@ -44,11 +70,14 @@ bool hostWaitEnabled() {
     const char *env = std::getenv("TORCH_SYNC_HOST_WAIT");
     return env && *env && *env != '0';
   }();
+  (void)exiting(); // the first call comes from the main thread at start-up: arms its sentinel
   return enabled;
 }
 
 bool hostWaitArm(cudaStream_t stream) {
   probe.armed = false;
+  if (exiting())
+    return false;
   try {
     int device = 0;
     if (cudaGetDevice(&device) != cudaSuccess)
@@ -83,4 +112,4 @@ std::optional<bool> hostWaitResult() {
   return std::nullopt;
 }
 
-} // namespace torch_sync::recorder
+} // namespace torch_sync::runtime

@@ -1,0 +1,358 @@
+// See cupti_calls.h.
+#include "cupti_calls.h"
+
+#include <cupti.h> // also the generated_*_meta.h parameter structs
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace torch_sync::runtime {
+namespace {
+
+// Per-thread state. All of it is trivially destructible: CUDA calls made while a thread or the process
+// tears down (LibTorch's handle pools free memory from static destructors) still reach the callback, and a
+// destroyed std::string written there corrupts the heap.
+constexpr int kMaxDepth = 16;
+// Each subscription's number: a thread whose depths were counted under an earlier subscription (a call that
+// began before the subscription ended) starts again from zero.
+std::atomic<unsigned> currentGeneration{0};
+struct ThreadState {
+  unsigned generation = 0;
+  int suspended = 0;     // ScopedCoreCall depth
+  int runtimeDepth = 0;  // enabled runtime calls in progress
+  int driverDepth = 0;   // enabled driver calls in progress outside runtime calls
+  CudaCall runtimeCalls[kMaxDepth];
+  CudaCall driverCalls[kMaxDepth];
+};
+thread_local ThreadState threadState;
+
+void describeRuntimeMemcpy(CudaCall &call, const void *dst, const void *src, int kind, std::uint64_t bytes) {
+  MemoryType dstMemory = memoryTypeOf(dst), srcMemory = memoryTypeOf(src);
+  call.bytes = bytes;
+  switch (kind) {
+  case cudaMemcpyHostToHost:
+    call.copy = CopyKind::HostToHost;
+    break;
+  case cudaMemcpyHostToDevice:
+    call.copy = CopyKind::HostToDevice;
+    break;
+  case cudaMemcpyDeviceToHost:
+    call.copy = CopyKind::DeviceToHost;
+    break;
+  case cudaMemcpyDeviceToDevice:
+    call.copy = CopyKind::DeviceToDevice;
+    break;
+  default: // cudaMemcpyDefault: the pointers say
+    call.copy = copyKindBetween(srcMemory, dstMemory);
+    break;
+  }
+  if (call.copy == CopyKind::HostToDevice)
+    call.hostMemory = srcMemory;
+  else if (call.copy == CopyKind::DeviceToHost)
+    call.hostMemory = dstMemory;
+}
+
+CudaCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  CudaCall call;
+  call.api = info.functionName;
+  switch (cbid) {
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpy_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind, p->count);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind, p->count);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2D_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind, std::uint64_t(p->width) * p->height);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2DAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, p->src, p->kind, std::uint64_t(p->width) * p->height);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
+    call.stream = static_cast<const cudaStreamSynchronize_v3020_params *>(info.functionParams)->stream;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000:
+    call.stream = static_cast<const cudaMemsetAsync_v3020_params *>(info.functionParams)->stream;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+    // cudaFree(nullptr) does nothing (CUDA libraries call it to create the context).
+    call.nullPointer = !static_cast<const cudaFree_v3020_params *>(info.functionParams)->devPtr;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
+    call.nullPointer = !static_cast<const cudaFreeHost_v3020_params *>(info.functionParams)->ptr;
+    break;
+  default:
+    break;
+  }
+  return call;
+}
+
+CopyKind driverCopyKind(std::string_view name) {
+  if (name.find("HtoD") != std::string_view::npos || name.find("HtoA") != std::string_view::npos)
+    return CopyKind::HostToDevice;
+  if (name.find("DtoH") != std::string_view::npos || name.find("AtoH") != std::string_view::npos)
+    return CopyKind::DeviceToHost;
+  if (name.find("DtoD") != std::string_view::npos || name.find("DtoA") != std::string_view::npos ||
+      name.find("AtoD") != std::string_view::npos || name.find("AtoA") != std::string_view::npos)
+    return CopyKind::DeviceToDevice;
+  return CopyKind::None;
+}
+
+// Direction and host memory of a driver copy: from the name (cuMemcpyDtoH), or, for the unified forms
+// (cuMemcpy, cuMemcpy2D, cuMemcpy3D), from the pointers' memory types.
+CudaCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  CudaCall call;
+  call.api = info.functionName;
+  call.driver = true;
+  call.copy = driverCopyKind(info.functionName);
+  auto between = [&](MemoryType src, MemoryType dst) {
+    call.copy = copyKindBetween(src, dst);
+    call.hostMemory = call.copy == CopyKind::HostToDevice ? src
+                      : call.copy == CopyKind::DeviceToHost ? dst
+                                                            : MemoryType::Unknown;
+  };
+  auto fromDescriptor = [&](CUmemorytype srcType, const void *srcHost, CUmemorytype dstType, const void *dstHost) {
+    between(srcType == CU_MEMORYTYPE_HOST ? memoryTypeOf(srcHost) : MemoryType::Device,
+            dstType == CU_MEMORYTYPE_HOST ? memoryTypeOf(dstHost) : MemoryType::Device);
+  };
+  switch (cbid) {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy: {
+    const auto *p = static_cast<const cuMemcpy_params *>(info.functionParams);
+    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
+    call.bytes = p->ByteCount;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync: {
+    const auto *p = static_cast<const cuMemcpyAsync_params *>(info.functionParams);
+    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
+    call.bytes = p->ByteCount;
+    call.stream = p->hStream;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2: {
+    const auto *p = static_cast<const cuMemcpyDtoH_v2_params *>(info.functionParams);
+    call.hostMemory = memoryTypeOf(p->dstHost);
+    call.bytes = p->ByteCount;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2: {
+    const auto *p = static_cast<const cuMemcpyDtoHAsync_v2_params *>(info.functionParams);
+    call.hostMemory = memoryTypeOf(p->dstHost);
+    call.bytes = p->ByteCount;
+    call.stream = p->hStream;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2: {
+    const auto *p = static_cast<const cuMemcpyHtoD_v2_params *>(info.functionParams);
+    call.hostMemory = memoryTypeOf(p->srcHost);
+    call.bytes = p->ByteCount;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2: {
+    const auto *p = static_cast<const cuMemcpyHtoDAsync_v2_params *>(info.functionParams);
+    call.hostMemory = memoryTypeOf(p->srcHost);
+    call.bytes = p->ByteCount;
+    call.stream = p->hStream;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2: {
+    const CUDA_MEMCPY2D *c = static_cast<const cuMemcpy2D_v2_params *>(info.functionParams)->pCopy;
+    if (c) {
+      fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
+      call.bytes = std::uint64_t(c->WidthInBytes) * c->Height;
+    }
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2: {
+    const CUDA_MEMCPY3D *c = static_cast<const cuMemcpy3D_v2_params *>(info.functionParams)->pCopy;
+    if (c)
+      fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+    call.stream = static_cast<const cuStreamSynchronize_params *>(info.functionParams)->hStream;
+    break;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+    call.nullPointer = !static_cast<const cuMemFree_v2_params *>(info.functionParams)->dptr;
+    break;
+  default:
+    break;
+  }
+  return call;
+}
+
+void onRuntimeCall(const CudaCallClient &client, CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  ThreadState &t = threadState;
+  if (info.callbackSite == CUPTI_API_ENTER) {
+    int depth = t.runtimeDepth++;
+    // Only the outermost enabled runtime call is delivered (cudaMemcpy2D does not call cudaMemcpy, but be safe).
+    if (depth >= kMaxDepth || !info.functionName)
+      return;
+    t.runtimeCalls[depth] = describeRuntimeCall(cbid, info);
+    if (depth == 0 && client.onEnter)
+      client.onEnter(t.runtimeCalls[depth]);
+    return;
+  }
+  if (t.runtimeDepth <= 0) // the call began before the subscription
+    return;
+  int depth = --t.runtimeDepth;
+  if (depth == 0 && client.onExit && info.functionName)
+    client.onExit(t.runtimeCalls[0]);
+}
+
+void onDriverCall(const CudaCallClient &client, CUpti_CallbackId cbid, const CUpti_CallbackData &info) {
+  ThreadState &t = threadState;
+  // A driver call made inside a runtime call is the runtime call's business.
+  if (t.runtimeDepth > 0)
+    return;
+  if (info.callbackSite == CUPTI_API_ENTER) {
+    int depth = t.driverDepth++;
+    if (depth >= kMaxDepth || !info.functionName)
+      return;
+    t.driverCalls[depth] = describeDriverCall(cbid, info);
+    if (depth == 0 && client.onEnter)
+      client.onEnter(t.driverCalls[depth]);
+    return;
+  }
+  if (t.driverDepth <= 0) // the call began before the subscription
+    return;
+  int depth = --t.driverDepth;
+  if (depth == 0 && client.onExit && info.functionName)
+    client.onExit(t.driverCalls[0]);
+}
+
+void CUPTIAPI onCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+  ThreadState &t = threadState;
+  if (t.suspended > 0)
+    return;
+  if (unsigned generation = currentGeneration.load(std::memory_order_relaxed); t.generation != generation) {
+    t.generation = generation;
+    t.runtimeDepth = t.driverDepth = 0;
+  }
+  const auto &client = *static_cast<const CudaCallClient *>(userdata);
+  const auto &info = *static_cast<const CUpti_CallbackData *>(data);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
+    onRuntimeCall(client, cbid, info);
+  else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+    onDriverCall(client, cbid, info);
+}
+
+std::string cuptiError(const char *what, CUptiResult result) {
+  const char *text = nullptr;
+  cuptiGetResultString(result, &text);
+  return std::string(what) + " failed: " + (text ? text : "unknown CUPTI error");
+}
+
+// The client of the one subscription (CUPTI allows one per process); never destroyed, since a callback may
+// still be running on another thread while the subscription ends.
+CudaCallClient *subscribedClient() {
+  static auto *client = new CudaCallClient;
+  return client;
+}
+
+} // namespace
+
+std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient &client, std::string &error) {
+  CudaCallClient *stored = subscribedClient();
+  *stored = client;
+  CUpti_SubscriberHandle handle = nullptr;
+  CUptiResult result;
+#ifdef CUpti_SubscriberParams_STRUCT_SIZE
+  char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 1] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "torch-sync";
+  params.oldSubscriberName = holder;
+  params.oldSubscriberSize = sizeof(holder) - 1;
+  result = cuptiSubscribe_v2(&handle, reinterpret_cast<CUpti_CallbackFunc>(onCallback), stored, &params);
+#else
+  const char *holder = "";
+  result = cuptiSubscribe(&handle, reinterpret_cast<CUpti_CallbackFunc>(onCallback), stored);
+#endif
+  if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    error = std::string("CUPTI is held by another subscriber") + (*holder ? std::string(" (") + holder + ")" : "") +
+            ": a profiler (Nsight Systems, LibTorch's profiler, Kineto) or another tool uses it in this process";
+    return nullptr;
+  }
+  if (result != CUPTI_SUCCESS) {
+    error = cuptiError("cuptiSubscribe", result);
+    return nullptr;
+  }
+  currentGeneration.fetch_add(1, std::memory_order_relaxed);
+  std::unique_ptr<CuptiSubscription> subscription(new CuptiSubscription);
+  subscription->subscriber_ = handle;
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+  };
+  for (Domain d : {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+                   Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}}) {
+    for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
+      const char *name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || !name)
+        continue;
+      if (!client.wantsApi || !client.wantsApi(name))
+        continue;
+      if (CUptiResult r = cuptiEnableCallback(1, handle, d.domain, cbid); r != CUPTI_SUCCESS) {
+        error = cuptiError("cuptiEnableCallback", r);
+        return nullptr; // the destructor unsubscribes
+      }
+      ++subscription->enabled_;
+    }
+  }
+  if (subscription->enabled_ == 0) {
+    error = "CUPTI knows none of the CUDA calls asked for (cuptiGetCallbackName found no match)";
+    return nullptr;
+  }
+  return subscription;
+}
+
+CuptiSubscription::~CuptiSubscription() {
+  if (subscriber_)
+    cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+}
+
+ScopedCoreCall::ScopedCoreCall() { ++threadState.suspended; }
+ScopedCoreCall::~ScopedCoreCall() { --threadState.suspended; }
+
+MemoryType memoryTypeOf(const void *ptr) {
+  ScopedCoreCall own;
+  // Never touch the runtime's last-error slot while it holds an error that the program may still read.
+  if (cudaPeekAtLastError() != cudaSuccess)
+    return MemoryType::Unknown;
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, ptr) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return MemoryType::Unknown;
+  }
+  switch (attributes.type) {
+  case cudaMemoryTypeUnregistered:
+    return MemoryType::Pageable;
+  case cudaMemoryTypeHost:
+    return MemoryType::Pinned;
+  case cudaMemoryTypeDevice:
+    return MemoryType::Device;
+  case cudaMemoryTypeManaged:
+    return MemoryType::Managed;
+  }
+  return MemoryType::Unknown;
+}
+
+} // namespace torch_sync::runtime

@@ -1,0 +1,63 @@
+// The runtime core's CUPTI subscription: CUDA runtime and driver calls as CudaCall values, delivered to a
+// client (the runtime-verify recorder, the guard) on the thread that makes them.
+//
+// Only the calls a client asks for are enabled, one callback id at a time (cuptiEnableCallback), so that kernel
+// launches and other frequent calls cost nothing. A driver call made inside an enabled runtime call is the
+// runtime call's business and is not delivered. CUPTI allows one subscriber per process: start() says who
+// holds it when it cannot subscribe (Nsight Systems, a LibTorch profiler session, another guard).
+#pragma once
+
+#include "cuda_call.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace torch_sync::runtime {
+
+// What a client receives. Both functions run inside CUDA calls, on the calling thread: they must not call
+// the CUDA runtime except through the core (cudaPointerGetAttributes-like queries are not enabled and so
+// do not call back).
+struct CudaCallClient {
+  // Whether the client wants calls of this API name delivered (asked once per callback id at start()).
+  bool (*wantsApi)(std::string_view api) = nullptr;
+  // At the entry of a wanted call, with its arguments described.
+  void (*onEnter)(const CudaCall &call) = nullptr;
+  // When the same call returns (optional).
+  void (*onExit)(const CudaCall &call) = nullptr;
+};
+
+class CuptiSubscription {
+public:
+  // Subscribes client to CUPTI and enables its APIs. Returns nullptr and sets error to a sentence saying why
+  // when it cannot: no CUPTI library, another subscriber (named when CUPTI names it), a CUPTI error.
+  static std::unique_ptr<CuptiSubscription> start(const CudaCallClient &client, std::string &error);
+  // Unsubscribes; no callback of this subscription runs after it returns.
+  ~CuptiSubscription();
+  CuptiSubscription(const CuptiSubscription &) = delete;
+  CuptiSubscription &operator=(const CuptiSubscription &) = delete;
+
+  // How many callback ids (runtime and driver) were enabled.
+  int enabledCallbacks() const { return enabled_; }
+
+private:
+  CuptiSubscription() = default;
+  void *subscriber_ = nullptr;
+  int enabled_ = 0;
+};
+
+// Suspends delivery on the calling thread while alive: the core's and its clients' own CUDA calls (the
+// host-wait probe's sleep kernel, pointer queries) are not delivered. Nestable.
+class ScopedCoreCall {
+public:
+  ScopedCoreCall();
+  ~ScopedCoreCall();
+  ScopedCoreCall(const ScopedCoreCall &) = delete;
+  ScopedCoreCall &operator=(const ScopedCoreCall &) = delete;
+};
+
+// The memory type of ptr, asked with cudaPointerGetAttributes; Unknown when the runtime holds an error the
+// program has not read yet (the query would clear it) or the query fails.
+MemoryType memoryTypeOf(const void *ptr);
+
+} // namespace torch_sync::runtime

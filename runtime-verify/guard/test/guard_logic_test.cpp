@@ -1,0 +1,301 @@
+// The guard's GPU-free logic: the counting rule (sync_counting.h), allowances and nested scopes
+// (scope_ledger.h), the report text (guard.h), and the runtime core's blocking rules and frame classification
+// (../../core/cuda_call.h, stack_trace.h). Runs without CUDA.
+#include "scope_ledger.h"
+#include "sync_counting.h"
+
+#include "cuda_call.h"
+#include "stack_trace.h"
+#include "torch_sync/guard.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace {
+
+using namespace torch_sync;
+using namespace torch_sync::guard_detail;
+using runtime::Blocking;
+using runtime::CopyKind;
+using runtime::CudaCall;
+using runtime::MemoryType;
+
+int stream = 0; // an address to stand for a stream
+const void *kStream = &stream;
+
+CallRecord copy(Blocking blocks, std::uint64_t caller, const void *on = kStream) {
+  return CallRecord{"cudaMemcpyAsync", blocks, true, on, caller};
+}
+CallRecord streamSync(std::uint64_t caller, const void *on = kStream) {
+  return CallRecord{"cudaStreamSynchronize", Blocking::Yes, false, on, caller};
+}
+
+TEST(SyncCounting, CopyThenStreamSynchronizeOfOneCallerIsOneSync) {
+  // at::cuda::memcpy_and_sync, as item() and nonzero make it.
+  auto groups = groupSyncs({copy(Blocking::No, 7), streamSync(7)});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].waitingCall, 1u);
+  EXPECT_EQ(groups[0].copyCall, 0);
+}
+
+TEST(SyncCounting, AWaitingCopyThenItsSynchronizeIsStillOne) {
+  EXPECT_EQ(groupSyncs({copy(Blocking::Yes, 7), streamSync(7)}).size(), 1u);
+}
+
+TEST(SyncCounting, ALoopOfPairsCountsEachPair) {
+  auto groups = groupSyncs({copy(Blocking::No, 7), streamSync(7), copy(Blocking::No, 7), streamSync(7),
+                            copy(Blocking::No, 7), streamSync(7)});
+  EXPECT_EQ(groups.size(), 3u);
+}
+
+TEST(SyncCounting, ANonWaitingCopyAloneIsNoSync) {
+  EXPECT_TRUE(groupSyncs({copy(Blocking::No, 7)}).empty());
+}
+
+TEST(SyncCounting, AWaitingCopyAloneIsOneSync) {
+  auto groups = groupSyncs({copy(Blocking::Yes, 7)});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].copyCall, -1);
+}
+
+TEST(SyncCounting, SynchronizesFromAnotherCallerOrStreamAreNotMerged) {
+  int other = 0;
+  EXPECT_EQ(groupSyncs({copy(Blocking::Yes, 7), streamSync(8)}).size(), 2u);
+  EXPECT_EQ(groupSyncs({copy(Blocking::Yes, 7), streamSync(7, &other)}).size(), 2u);
+  // A pinned copy waited for by another function's synchronize: the copy itself did not wait.
+  EXPECT_EQ(groupSyncs({copy(Blocking::No, 7), streamSync(8)}).size(), 1u);
+}
+
+TEST(SyncCounting, ADeviceWideSynchronizeEndsAPairWhateverTheStream) {
+  int other = 0;
+  auto groups =
+      groupSyncs({copy(Blocking::No, 7, &other), CallRecord{"cudaDeviceSynchronize", Blocking::Yes, false, nullptr, 7}});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].copyCall, 0);
+}
+
+TEST(SyncCounting, AnEventSynchronizeDoesNotEndAPair) {
+  // The event's stream is unknown: the copy and the wait stay apart.
+  auto groups = groupSyncs({copy(Blocking::Yes, 7), CallRecord{"cudaEventSynchronize", Blocking::Yes, false, nullptr, 7}});
+  EXPECT_EQ(groups.size(), 2u);
+}
+
+TEST(SyncCounting, UnknownBlockingCountsAndIsMarked) {
+  auto groups = groupSyncs({CallRecord{"cudaMemcpy", Blocking::Unknown, true, nullptr, 1}});
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_TRUE(groups[0].mayWait);
+}
+
+TEST(SyncCounting, NonWaitingCallsAreNotSyncs) {
+  EXPECT_TRUE(groupSyncs({CallRecord{"cudaFree", Blocking::No, false, nullptr, 1}}).empty());
+}
+
+TEST(ScopeLedger, EveryOpenScopeSeesACall) {
+  ScopeLedger ledger;
+  ledger.openScope();
+  ledger.record(0);
+  ledger.openScope();
+  ledger.record(1);
+  auto inner = ledger.closeScope();
+  ledger.record(2);
+  auto outer = ledger.closeScope();
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(inner[0].call, 1u);
+  ASSERT_EQ(outer.size(), 3u);
+  EXPECT_EQ(outer[2].call, 2u);
+}
+
+TEST(ScopeLedger, AnAllowanceCoversTheScopesOpenWhenItWasMade) {
+  ScopeLedger ledger;
+  ledger.openScope();
+  ledger.openAllowance("logging once per epoch");
+  ledger.record(0);
+  ledger.openScope(); // opened inside the allowance: strict again
+  ledger.record(1);
+  auto inner = ledger.closeScope();
+  ledger.closeAllowance();
+  ledger.record(2);
+  auto outer = ledger.closeScope();
+  ASSERT_EQ(inner.size(), 1u);
+  EXPECT_EQ(inner[0].allowedBecause, "");
+  ASSERT_EQ(outer.size(), 3u);
+  EXPECT_EQ(outer[0].allowedBecause, "logging once per epoch");
+  EXPECT_EQ(outer[1].allowedBecause, "logging once per epoch");
+  EXPECT_EQ(outer[2].allowedBecause, "");
+}
+
+TEST(ScopeLedger, TheInnermostAllowanceGivesTheReason) {
+  ScopeLedger ledger;
+  ledger.openScope();
+  ledger.openAllowance("outer reason");
+  ledger.openAllowance("inner reason");
+  ledger.record(0);
+  ledger.closeAllowance();
+  ledger.record(1);
+  auto seen = ledger.closeScope();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].allowedBecause, "inner reason");
+  EXPECT_EQ(seen[1].allowedBecause, "outer reason");
+}
+
+TEST(ScopeLedger, AnAllowanceNeedsAReason) {
+  ScopeLedger ledger;
+  ledger.openScope();
+  EXPECT_THROW(ledger.openAllowance(""), std::invalid_argument);
+  EXPECT_THROW(ledger.openAllowance("  \t"), std::invalid_argument);
+}
+
+DeviceSync itemSync() {
+  DeviceSync sync;
+  sync.api = "cudaStreamSynchronize";
+  sync.copyApi = "cudaMemcpyAsync";
+  sync.copyKind = "DtoH";
+  sync.hostMemory = "pinned";
+  sync.bytes = 4;
+  sync.atenOperator = "aten::item";
+  sync.location = "test/model_test.cpp:42";
+  sync.function = "ModelTest_Forward_Test::TestBody()";
+  return sync;
+}
+
+TEST(Report, DescribesTheCallTheCopyTheOperatorAndTheLine) {
+  EXPECT_EQ(describe(itemSync()),
+            "cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
+            "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody())");
+  DeviceSync free;
+  free.api = "cudaFree";
+  free.location = "ext.cu:9";
+  EXPECT_EQ(describe(free), "cudaFree, at ext.cu:9");
+  DeviceSync upload;
+  upload.api = upload.copyApi = "cudaMemcpy";
+  upload.copyKind = "HtoD";
+  upload.hostMemory = "pageable";
+  upload.bytes = 1024;
+  upload.libTorchEntry = "at::Tensor::to(...)";
+  EXPECT_EQ(describe(upload), "cudaMemcpy, a 1024-byte HtoD copy from pageable memory, in at::Tensor::to(...)");
+}
+
+TEST(Report, CountsOnlyUnallowedSyncs) {
+  DeviceSync allowed = itemSync();
+  allowed.allowedBecause = "metric logged once per epoch";
+  std::vector<DeviceSync> syncs{itemSync(), allowed};
+  EXPECT_EQ(unallowed(syncs).size(), 1u);
+  EXPECT_TRUE(checkSyncCount(syncs, 1, "model.forward(x)", 1).passed);
+  SyncCountCheck none = checkSyncCount(syncs, 0, "model.forward(x)", 1);
+  EXPECT_FALSE(none.passed);
+  EXPECT_EQ(none.message,
+            "Expected: no device sync in `model.forward(x)` (guarded run after 1 warm-up run)\n"
+            "  Actual: 1 device sync (and 1 allowed):\n"
+            "  1. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
+            "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody())\n"
+            "  2. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
+            "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody()) [allowed: metric logged once per "
+            "epoch]\n");
+}
+
+TEST(Report, SaysWhatWasExpectedWhenFewerSyncsCame) {
+  SyncCountCheck check = checkSyncCount({}, 2, "step()", 0);
+  EXPECT_FALSE(check.passed);
+  EXPECT_EQ(check.message, "Expected: 2 device syncs in `step()`\n  Actual: 0 device syncs\n");
+}
+
+CudaCall call(const char *api, CopyKind copy = CopyKind::None, MemoryType host = MemoryType::Unknown) {
+  CudaCall c;
+  c.api = api;
+  c.copy = copy;
+  c.hostMemory = host;
+  return c;
+}
+
+TEST(CoreBlocking, DocumentedAndMeasuredRules) {
+  EXPECT_EQ(runtime::blocking(call("cudaStreamSynchronize")), Blocking::Yes);
+  EXPECT_EQ(runtime::blocking(call("cuCtxSynchronize")), Blocking::Yes);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpy", CopyKind::DeviceToHost, MemoryType::Pinned)), Blocking::Yes);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpy", CopyKind::DeviceToDevice)), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pageable)), Blocking::Yes);
+  // Measured on the GPU (checker/facts/census-frontend.tsv): a pageable upload did not wait.
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::HostToDevice, MemoryType::Pageable)), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pinned)), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost)), Blocking::Unknown);
+  EXPECT_EQ(runtime::blocking(call("cudaFree")), Blocking::Yes);
+  CudaCall nullFree = call("cudaFree");
+  nullFree.nullPointer = true;
+  EXPECT_EQ(runtime::blocking(nullFree), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaFreeAsync")), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaHostUnregister")), Blocking::Yes);
+  EXPECT_EQ(runtime::blocking(call("cudaMalloc")), Blocking::No);
+}
+
+TEST(CoreBlocking, WatchedApis) {
+  for (const char *api : {"cudaDeviceSynchronize", "cudaStreamSynchronize_ptsz", "cudaEventSynchronize",
+                          "cudaMemcpyAsync_ptsz", "cuMemcpyDtoH_v2", "cudaFree", "cudaFreeHost", "cuMemFree_v2",
+                          "cudaHostUnregister", "cuCtxSynchronize"})
+    EXPECT_TRUE(runtime::isWatchedApi(api)) << api;
+  for (const char *api : {"cudaLaunchKernel", "cudaFreeAsync", "cuMemFreeAsync", "cudaMalloc", "cudaStreamQuery",
+                          "cudaEventQuery", "cudaMemsetAsync"})
+    EXPECT_FALSE(runtime::isWatchedApi(api)) << api;
+}
+
+runtime::Frame frame(const char *module, const char *function, const char *file = "") {
+  runtime::Frame f;
+  f.module = module;
+  f.function = function;
+  f.file = file;
+  return f;
+}
+
+TEST(CoreFrames, ClassifiesByModuleFileAndName) {
+  using runtime::FrameOrigin;
+  EXPECT_EQ(runtime::classifyFrame(frame("/opt/venv/torch/lib/libtorch_cuda.so", "at::native::nonzero_out_cuda")),
+            FrameOrigin::LibTorch);
+  EXPECT_EQ(runtime::classifyFrame(frame("/usr/local/cuda/lib64/libcudart.so.13", "cudaStreamSynchronize")),
+            FrameOrigin::Cuda);
+  EXPECT_EQ(runtime::classifyFrame(frame("/lib/x86_64-linux-gnu/libc.so.6", "__libc_start_main")),
+            FrameOrigin::System);
+  // LibTorch's inline code compiled into the user's program is LibTorch's.
+  EXPECT_EQ(runtime::classifyFrame(frame("/build/model_test", "at::Tensor::item<float>() const",
+                                         "/opt/venv/torch/include/ATen/core/TensorBody.h")),
+            FrameOrigin::LibTorch);
+  EXPECT_EQ(runtime::classifyFrame(frame("/build/model_test", "std::function<void ()>::operator()() const",
+                                         "/usr/include/c++/12/bits/std_function.h")),
+            FrameOrigin::System);
+  EXPECT_EQ(runtime::classifyFrame(frame("/build/lib/libtorch_sync_guard.so.0", "torch_sync::SyncScope::stop()")),
+            FrameOrigin::TorchSync);
+  EXPECT_EQ(runtime::classifyFrame(frame("/build/model_test", "ModelTest_Forward_Test::TestBody()",
+                                         "/src/test/model_test.cpp")),
+            FrameOrigin::User);
+  EXPECT_EQ(runtime::classifyFrame(frame("/build/libmy_extension.so", "myext::forward(at::Tensor)")),
+            FrameOrigin::User);
+}
+
+TEST(CoreFrames, FindsTheUserFrameTheOperatorAndTheEntry) {
+  std::vector<runtime::Frame> stack{
+      frame("/usr/local/cuda/lib64/libcudart.so.13", "cudaStreamSynchronize"),
+      frame("/torch/lib/libtorch_cuda.so", "at::native::_local_scalar_dense_cuda(at::Tensor const&)"),
+      frame("/torch/lib/libtorch_cpu.so", "at::_ops::_local_scalar_dense::call(at::Tensor const&)"),
+      frame("/torch/lib/libtorch_cpu.so", "at::_ops::item::call(at::Tensor const&)"),
+      frame("/build/t", "float at::Tensor::item<float>() const", "/torch/include/ATen/core/TensorBody.h"),
+      frame("/build/t", "T_Item_Test::TestBody()", "/src/t.cpp"),
+      frame("/lib/libc.so.6", "__libc_start_main")};
+  stack[5].line = 12;
+  int user = runtime::firstUserFrame(stack);
+  EXPECT_EQ(user, 5);
+  EXPECT_EQ(runtime::outermostAtenOperator(stack), "aten::item");
+  EXPECT_EQ(runtime::libTorchEntry(stack, user), "float at::Tensor::item<float>() const");
+  EXPECT_EQ(runtime::describeLocation(stack[5], "/src"), "t.cpp:12");
+  EXPECT_EQ(runtime::describeLocation(stack[0]), "libcudart.so.13 (cudaStreamSynchronize)");
+}
+
+TEST(CoreFrames, SymbolizesThisProgram) {
+  // addr2line on this test's own frames: the innermost user frame is in this file.
+  runtime::StackTrace stack = runtime::captureStack();
+  auto frames = runtime::symbolize({stack});
+  ASSERT_EQ(frames.size(), 1u);
+  int user = runtime::firstUserFrame(frames[0]);
+  ASSERT_GE(user, 0);
+  EXPECT_NE(frames[0][static_cast<size_t>(user)].function.find("SymbolizesThisProgram"), std::string::npos)
+      << frames[0][static_cast<size_t>(user)].function;
+}
+
+} // namespace
