@@ -7,7 +7,8 @@
 #
 # Environment: PYTHON (the python3 that holds torch; default /opt/torch/.venv/bin/python3, else python3),
 # RV_BUILD_DIR (default runtime-verify/build), RV_OUT_DIR (default runtime-verify/observations),
-# RV_TIMEOUT (seconds per sample, default 180).
+# RV_TIMEOUT (seconds per sample, default 180), RV_HOST_WAIT_RUNS (how many times the host-wait pass runs per
+# sample, default 1: each run's exit status is kept, and the first run's measurements are merged).
 set -u -o pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -15,6 +16,7 @@ root=$(dirname "$here")
 build=${RV_BUILD_DIR:-$here/build}
 out=${RV_OUT_DIR:-$here/observations}
 timeout_s=${RV_TIMEOUT:-180}
+host_wait_runs=${RV_HOST_WAIT_RUNS:-1}
 
 skip() {
   echo "runtime-verify: $*; nothing built or run (this suite needs an NVIDIA GPU)" >&2
@@ -77,9 +79,14 @@ for name in "${samples[@]}"; do
   rc=$?
   # Second pass: the host-wait test (a GPU sleep queued before each copy, free, allocation or synchronize).
   # Its events are merged into the JSON below; its own status is kept apart.
-  TORCH_SYNC_HOST_WAIT=1 TORCH_SYNC_OBSERVATIONS=$build/logs/$name.host_wait.json TORCH_SYNC_SOURCE_ROOT=$root \
-    timeout -k 10 "$timeout_s" "$exe" >"$build/logs/$name.host_wait.stdout" 2>"$build/logs/$name.host_wait.stderr"
-  host_wait_rc=$?
+  host_wait_rc=""
+  for ((run = 1; run <= host_wait_runs; ++run)); do
+    suffix=host_wait
+    ((run > 1)) && suffix=host_wait.$run
+    TORCH_SYNC_HOST_WAIT=1 TORCH_SYNC_OBSERVATIONS=$build/logs/$name.$suffix.json TORCH_SYNC_SOURCE_ROOT=$root \
+      timeout -k 10 "$timeout_s" "$exe" >"$build/logs/$name.$suffix.stdout" 2>"$build/logs/$name.$suffix.stderr"
+    host_wait_rc+="${host_wait_rc:+,}$?"
+  done
   milliseconds=$((($(date +%s%N) - start) / 1000000))
   if ((rc == 124 || rc == 137)); then
     status=hang
@@ -126,8 +133,11 @@ for line in open(status_file):
         # Sync debug mode warnings from threads other than the main one reach c10's default handler,
         # which prints them: they are counted here, without a source line.
         "sdm_warnings_in_stderr": stderr.count("called a synchronizing CUDA operation"),
-        "host_wait_exit_code": int(host_wait_rc) if host_wait_rc else None,
+        # The first host-wait run's status, and every run's when RV_HOST_WAIT_RUNS asked for several.
+        "host_wait_exit_code": int(host_wait_rc.split(",")[0]) if host_wait_rc else None,
     }
+    if host_wait_rc and "," in host_wait_rc:
+        run["host_wait_exit_codes"] = [int(c) for c in host_wait_rc.split(",")]
     runs.append((name, run))
     path = os.path.join(out, name + ".json")
     try:
