@@ -145,6 +145,10 @@ for line in open(status_file):
     except (OSError, ValueError):
         data = {"format": 1, "sample": name, "events": [], "note": "the program wrote no observations"}
     data["run"] = run
+    # The recorder names the source root by its path on the machine that ran it; the committed observations
+    # name it by the commit it was checked out at (RV_COMMIT), which is what makes them reproducible.
+    if os.environ.get("RV_COMMIT"):
+        data["source_root"] = "git:" + os.environ["RV_COMMIT"]
     # The host-wait pass's measurements join the first pass's events.
     try:
         probe = json.load(open(os.path.join(build, "logs", name + ".host_wait.json")))

@@ -29,6 +29,7 @@ generator=()
 command -v ninja >/dev/null 2>&1 && [[ ! -f $build/CMakeCache.txt ]] && generator=(-G Ninja)
 cmake -S "$rv" -B "$build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" -DTORCH_SYNC_GTEST_SOURCE_DIR="$gtest" \
   >"$build/guard-configure.log" 2>&1 || { tail -40 "$build/guard-configure.log" >&2; exit 1; }
+grep -E "torch-sync|runtime-verify|GTest|GoogleTest" "$build/guard-configure.log" >&2
 cmake --build "$build" -j "$(nproc)" --target guard_gpu_test guard_logic_test guard_status_test guard_overhead \
   guard_overhead_unlinked >"$build/guard-build.log" 2>&1 || { grep -B5 -A20 -m3 'error' "$build/guard-build.log" >&2; exit 1; }
 
