@@ -6,6 +6,9 @@
 
 #include <atomic>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
 
 namespace torch_sync::runtime {
 namespace {
@@ -267,6 +270,34 @@ CudaCallClient *subscribedClient() {
   return client;
 }
 
+struct CallbackId {
+  CUpti_CallbackDomain domain;
+  uint32_t cbid;
+};
+
+// The callback ids whose API names the client wants: asked of CUPTI once per client function (a scan of
+// about 1300 names), since the guard subscribes again for each outermost scope.
+const std::vector<CallbackId> &wantedCallbacks(const CudaCallClient &client) {
+  static std::mutex mutex;
+  static auto *cache = new std::map<bool (*)(std::string_view), std::vector<CallbackId>>;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache->try_emplace(client.wantsApi);
+  if (!inserted || !client.wantsApi)
+    return it->second;
+  struct Domain {
+    CUpti_CallbackDomain domain;
+    uint32_t size;
+  };
+  for (Domain d : {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+                   Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}})
+    for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
+      const char *name = nullptr;
+      if (cuptiGetCallbackName(d.domain, cbid, &name) == CUPTI_SUCCESS && name && client.wantsApi(name))
+        it->second.push_back(CallbackId{d.domain, cbid});
+    }
+  return it->second;
+}
+
 } // namespace
 
 std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient &client, std::string &error) {
@@ -298,24 +329,12 @@ std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient
   currentGeneration.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<CuptiSubscription> subscription(new CuptiSubscription);
   subscription->subscriber_ = handle;
-  struct Domain {
-    CUpti_CallbackDomain domain;
-    uint32_t size;
-  };
-  for (Domain d : {Domain{CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-                   Domain{CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}}) {
-    for (uint32_t cbid = 1; cbid < d.size; ++cbid) {
-      const char *name = nullptr;
-      if (cuptiGetCallbackName(d.domain, cbid, &name) != CUPTI_SUCCESS || !name)
-        continue;
-      if (!client.wantsApi || !client.wantsApi(name))
-        continue;
-      if (CUptiResult r = cuptiEnableCallback(1, handle, d.domain, cbid); r != CUPTI_SUCCESS) {
-        error = cuptiError("cuptiEnableCallback", r);
-        return nullptr; // the destructor unsubscribes
-      }
-      ++subscription->enabled_;
+  for (const CallbackId &id : wantedCallbacks(client)) {
+    if (CUptiResult r = cuptiEnableCallback(1, handle, id.domain, id.cbid); r != CUPTI_SUCCESS) {
+      error = cuptiError("cuptiEnableCallback", r);
+      return nullptr; // the destructor unsubscribes
     }
+    ++subscription->enabled_;
   }
   if (subscription->enabled_ == 0) {
     error = "CUPTI knows none of the CUDA calls asked for (cuptiGetCallbackName found no match)";

@@ -296,6 +296,28 @@ std::string libTorchEntry(const std::vector<Frame> &frames, int user) {
   return classifyFrame(inner) == FrameOrigin::LibTorch ? inner.function : std::string();
 }
 
+std::string readableFunction(const std::string &name) {
+  constexpr std::string_view kHandler = "std::_Function_handler<";
+  constexpr std::string_view kInvoke = ">::_M_invoke(std::_Any_data const&)";
+  std::string_view view = name;
+  if (!startsWith(view, kHandler) || view.size() < kHandler.size() + kInvoke.size() ||
+      view.substr(view.size() - kInvoke.size()) != kInvoke)
+    return name;
+  std::string_view arguments = view.substr(kHandler.size(), view.size() - kHandler.size() - kInvoke.size());
+  // "<signature>, <callable>": the signature's own parentheses hold no top-level comma.
+  int depth = 0;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    char c = arguments[i];
+    if (c == '(' || c == '<')
+      ++depth;
+    else if (c == ')' || c == '>')
+      --depth;
+    else if (c == ',' && depth == 0)
+      return std::string(arguments.substr(i + 1 + (i + 1 < arguments.size() && arguments[i + 1] == ' ')));
+  }
+  return name;
+}
+
 std::string describeLocation(const Frame &frame, const std::string &root) {
   if (!frame.file.empty()) {
     std::string file = frame.file;

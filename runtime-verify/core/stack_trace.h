@@ -67,6 +67,10 @@ std::string outermostAtenOperator(const std::vector<Frame> &frames);
 // is LibTorch's; "" otherwise (for instance a CUDA call made by the user directly).
 std::string libTorchEntry(const std::vector<Frame> &frames, int user);
 
+// name made shorter where the C++ runtime wraps the user's code: a lambda called through std::function is
+// "std::_Function_handler<void (), F>::_M_invoke(std::_Any_data const&)", shown as F.
+std::string readableFunction(const std::string &name);
+
 // "file:line" with file relative to root when it lies under root, or the base name of the module and the
 // function when there is no line information.
 std::string describeLocation(const Frame &frame, const std::string &root = {});

@@ -4,7 +4,7 @@
 #   guard_gpu_test.json  GoogleTest's JSON report of guard_gpu_test
 #   guard_gpu_test.log   its output: each case's "guard-saw:" lines show the guard's real descriptions
 #   guard_tests.log      guard_logic_test and guard_status_test on this machine
-#   overhead.jsonl       guard_overhead: armed, linked but unarmed, and not linked, alternated, 5 repetitions each
+#   overhead.jsonl       guard_overhead: armed, linked but unarmed, and not linked, alternated, 7 repetitions each
 #   metadata.json        GPU, driver, torch, date, commit
 # runtime-verify/guard/results/ holds the committed copy.
 #
@@ -41,7 +41,7 @@ timeout -k 10 300 "$tests/guard_gpu_test" --gtest_output="json:$out/guard_gpu_te
 grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/guard_gpu_test.log" >&2
 
 : >"$out/overhead.jsonl"
-for repetition in 1 2 3 4 5; do
+for repetition in 1 2 3 4 5 6 7; do
   "$tests/guard_overhead_unlinked" unarmed 1 >>"$out/overhead.jsonl" || status=1
   "$tests/guard_overhead" unarmed 1 >>"$out/overhead.jsonl" || status=1
   "$tests/guard_overhead" armed 1 >>"$out/overhead.jsonl" || status=1

@@ -118,7 +118,6 @@ struct ProcessGuard {
   std::mutex mutex;
   int openScopes = 0;
   GuardStatus status;
-  bool haveStatus = false;
   std::unique_ptr<runtime::CuptiSubscription> subscription;
   bool sdmEnabled = false;
 };
@@ -221,9 +220,11 @@ std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
     sync.atenOperator = runtime::outermostAtenOperator(stack);
     int user = runtime::firstUserFrame(stack);
     sync.libTorchEntry = runtime::libTorchEntry(stack, user);
+    if (sync.libTorchEntry == "?") // a LibTorch function without a dynamic symbol
+      sync.libTorchEntry.clear();
     if (user >= 0) {
       sync.location = runtime::describeLocation(stack[static_cast<std::size_t>(user)]);
-      sync.function = stack[static_cast<std::size_t>(user)].function;
+      sync.function = runtime::readableFunction(stack[static_cast<std::size_t>(user)].function);
     }
     sync.allowedBecause = seen[g.waitingCall].allowedBecause;
     syncs.push_back(std::move(sync));
@@ -254,8 +255,9 @@ using namespace guard_detail;
 GuardStatus guardStatus() {
   ProcessGuard &p = process();
   std::lock_guard<std::mutex> lock(p.mutex);
-  if (!p.haveStatus && p.openScopes == 0) {
-    // Nothing opened yet: try the backend once and let it go again.
+  if (p.openScopes == 0) {
+    // No scope is open: try the backend now (another tool may have taken or released CUPTI since) and let
+    // it go again.
     startBackend(p);
     stopBackend(p);
   }
@@ -269,7 +271,6 @@ SyncScope::SyncScope() {
     std::lock_guard<std::mutex> lock(p.mutex);
     if (p.openScopes == 0)
       startBackend(p);
-    p.haveStatus = true;
     ++p.openScopes;
     status_ = p.status;
   }

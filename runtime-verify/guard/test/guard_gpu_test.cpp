@@ -293,20 +293,33 @@ TEST_F(GuardOnGpu, WarmUpRunsExcludeFirstCallSetUp) {
   EXPECT_TRUE(warm.passed()) << warm.message();
 }
 
+// First calls of library-backed operators on a fresh thread (which gets its own cuBLAS, cuSOLVER and cuDNN
+// handles): report what the cold run syncs, and check that the warmed-up run does not.
 TEST_F(GuardOnGpu, FirstCallSetUpOnAFreshThreadIsWhatWarmUpExcludes) {
-  // A new thread gets its own cuBLAS handle and workspace on its first matrix product; a fresh pinned block
-  // comes from the host allocator. Report what that first run costs, and check the warmed-up run is clean.
   torch::Tensor a = torch::randn({256, 256}, torch::kCUDA);
-  std::vector<DeviceSync> cold, warm;
+  torch::Tensor image = torch::randn({1, 3, 32, 32}, torch::kCUDA);
+  torch::Tensor filter = torch::randn({8, 3, 3, 3}, torch::kCUDA);
+  struct Case {
+    const char *name;
+    std::function<void()> run;
+  };
+  std::vector<Case> cases{
+      {"matrix product (cuBLAS)", [&] { (void)torch::mm(a, a); }},
+      {"pinned host allocation", [] { (void)torch::empty({1 << 20}, torch::TensorOptions().pinned_memory(true)); }},
+      {"convolution (cuDNN)", [&] { (void)torch::conv2d(image, filter); }},
+      {"FFT (cuFFT plan)", [&] { (void)torch::fft::fft(a); }},
+      {"Cholesky (cuSOLVER)", [&] { (void)torch::linalg_cholesky(torch::mm(a, a.t()) + 256 * torch::eye(256, a.options())); }},
+  };
   std::thread fresh([&] {
-    cold = guarded([&] { (void)torch::mm(a, a); (void)torch::empty({1 << 20}, torch::TensorOptions().pinned_memory(true)); },
-                   "first product and pinned allocation on a fresh thread", 0);
-    warm = guarded([&] { (void)torch::mm(a, a); }, "the same product, warmed up", 0);
+    for (const Case &c : cases) {
+      std::vector<DeviceSync> cold = guarded(c.run, (std::string("cold: ") + c.name).c_str(), 0);
+      std::vector<DeviceSync> warm = guarded(c.run, (std::string("warm: ") + c.name).c_str(), 0);
+      std::cout << "guard-saw: first call of " << c.name << " on a fresh thread: " << cold.size()
+                << " sync(s); the next call: " << warm.size() << "\n";
+      EXPECT_TRUE(torch_sync::unallowed(warm).empty()) << c.name << ":\n" << torch_sync::formatSyncs(warm);
+    }
   });
   fresh.join();
-  std::cout << "guard-saw: a fresh thread's first product and pinned allocation made " << cold.size()
-            << " sync(s); warmed up: " << warm.size() << "\n";
-  EXPECT_TRUE(warm.empty()) << torch_sync::formatSyncs(warm);
 }
 
 // ---- The GoogleTest assertions report failures ---------------------------------------------------------------

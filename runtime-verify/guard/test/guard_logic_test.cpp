@@ -287,6 +287,13 @@ TEST(CoreFrames, FindsTheUserFrameTheOperatorAndTheEntry) {
   EXPECT_EQ(runtime::describeLocation(stack[0]), "libcudart.so.13 (cudaStreamSynchronize)");
 }
 
+TEST(CoreFrames, ReadableFunctionUnwrapsStdFunction) {
+  EXPECT_EQ(runtime::readableFunction("std::_Function_handler<void (), (anonymous namespace)::T_Item_Test::TestBody()::"
+                                      "{lambda()#1}>::_M_invoke(std::_Any_data const&)"),
+            "(anonymous namespace)::T_Item_Test::TestBody()::{lambda()#1}");
+  EXPECT_EQ(runtime::readableFunction("T_Item_Test::TestBody()"), "T_Item_Test::TestBody()");
+}
+
 TEST(CoreFrames, SymbolizesThisProgram) {
   // addr2line on this test's own frames: the innermost user frame is in this file.
   runtime::StackTrace stack = runtime::captureStack();
