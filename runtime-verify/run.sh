@@ -109,6 +109,8 @@ if (($# == 0)) && [[ -x $build/loop_benchmark ]]; then
   if timeout -k 10 "$timeout_s" "$build/loop_benchmark" "$out/loop_benchmark" >"$build/logs/loop_benchmark.stdout" \
     2>"$build/logs/loop_benchmark.stderr"; then
     echo "runtime-verify: loop_benchmark: ok" >&2
+    # Kineto names each trace by its absolute path: keep the path relative to the repository.
+    sed -i "s|$root/||g" "$out"/loop_benchmark/*.json
   else
     echo "runtime-verify: loop_benchmark: failed (status $?; see $build/logs/loop_benchmark.stderr)" >&2
     failed=1

@@ -12,7 +12,8 @@ versions=("$@")
 
 # python3-jsonschema: scripts/validate-sarif.py (SARIF schema validation in test/tool/sarif.test).
 # python3-pip, unzip: scripts/fetch-libtorch-headers.sh (the LibTorch 2.x headers of the tests).
-packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev)
+# libgtest-dev: the sync guard's tests (runtime-verify/guard/test), and GoogleTest for its users' tests.
+packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done

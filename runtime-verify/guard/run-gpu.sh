@@ -35,9 +35,12 @@ cmake --build "$build" -j "$(nproc)" --target guard_gpu_test guard_logic_test gu
 
 status=0
 tests=$build/guard/test
+# Locations relative to the repository, in the guard's messages and (below) in GoogleTest's own report.
+export TORCH_SYNC_SOURCE_ROOT=$root
 { "$tests/guard_logic_test" && "$tests/guard_status_test"; } >"$out/guard_tests.log" 2>&1 || status=1
 timeout -k 10 300 "$tests/guard_gpu_test" --gtest_output="json:$out/guard_gpu_test.json" >"$out/guard_gpu_test.log" 2>&1 ||
   status=1
+sed -i "s|$root/||g" "$out/guard_gpu_test.json" "$out/guard_gpu_test.log" "$out/guard_tests.log"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/guard_gpu_test.log" >&2
 
 : >"$out/overhead.jsonl"

@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -184,6 +185,18 @@ void stopBackend(ProcessGuard &p) {
   p.sdmEnabled = false;
 }
 
+// TORCH_SYNC_SOURCE_ROOT, when set: locations under it are shown relative to it (shorter CI logs).
+const std::string &sourceRoot() {
+  static const std::string root = [] {
+    const char *env = std::getenv("TORCH_SYNC_SOURCE_ROOT");
+    if (!env || !*env)
+      return std::string();
+    char buffer[PATH_MAX];
+    return realpath(env, buffer) ? std::string(buffer) : std::string(env);
+  }();
+  return root;
+}
+
 // The DeviceSync values of one closed scope.
 std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
                                       const std::vector<ScopeLedger::Seen> &seen) {
@@ -223,7 +236,7 @@ std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
     if (sync.libTorchEntry == "?") // a LibTorch function without a dynamic symbol
       sync.libTorchEntry.clear();
     if (user >= 0) {
-      sync.location = runtime::describeLocation(stack[static_cast<std::size_t>(user)]);
+      sync.location = runtime::describeLocation(stack[static_cast<std::size_t>(user)], sourceRoot());
       sync.function = runtime::readableFunction(stack[static_cast<std::size_t>(user)].function);
     }
     sync.allowedBecause = seen[g.waitingCall].allowedBecause;

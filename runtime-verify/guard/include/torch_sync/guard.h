@@ -25,7 +25,9 @@ struct DeviceSync {
   bool mayWait = false;       // CUDA does not say whether the call waits (direction or memory unknown)
   std::string atenOperator;   // the outermost ATen operator on the stack ("aten::nonzero"), or ""
   std::string libTorchEntry;  // the LibTorch function the user's code called, or ""
-  std::string location;       // the user's line ("test/foo_test.cpp:42"), or "<module> (<function>)"
+  std::string location;       // the user's line ("/src/test/foo_test.cpp:42", relative to the environment
+                              // variable TORCH_SYNC_SOURCE_ROOT when it is set and holds the file), or
+                              // "<module> (<function>)" without line information
   std::string function;       // the user's function at that line
   std::string allowedBecause; // the reason of the AllowDeviceSyncs that covered it; "" when not allowed
 };
