@@ -40,7 +40,13 @@ export TORCH_SYNC_SOURCE_ROOT=$root
 { "$tests/guard_logic_test" && "$tests/guard_status_test"; } >"$out/guard_tests.log" 2>&1 || status=1
 timeout -k 10 300 "$tests/guard_gpu_test" --gtest_output="json:$out/guard_gpu_test.json" >"$out/guard_gpu_test.log" 2>&1 ||
   status=1
-sed -i "s|$root/||g" "$out/guard_gpu_test.json" "$out/guard_gpu_test.log" "$out/guard_tests.log"
+"$python" - "$root" "$out/guard_gpu_test.json" "$out/guard_gpu_test.log" "$out/guard_tests.log" <<'PY'
+import sys
+root, paths = sys.argv[1], sys.argv[2:]
+for path in paths:  # the plain path, and JSON's escaped form of it
+    text = open(path).read().replace(root + "/", "").replace(root.replace("/", "\\/") + "\\/", "")
+    open(path, "w").write(text)
+PY
 grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/guard_gpu_test.log" >&2
 
 : >"$out/overhead.jsonl"
