@@ -13,20 +13,25 @@
 //                                             "host": "pinned"}, ...]}
 //                                returns the length needed when the buffer is too small (nothing written)
 //   const char *tsc_error(void)  the reason tsc_start failed
-// A driver call made inside a runtime call is not counted apart (cudaMemcpy calls cuMemcpy). Only the thread
-// that called tsc_reset is counted.
-#include <cupti.h>
-#include <cuda_runtime_api.h>
+// Built on the runtime core's CUPTI subscription (../core/cupti_calls.h), with every runtime and driver API
+// enabled: a driver call made inside a runtime call is not counted apart (cudaMemcpy calls cuMemcpy), and
+// copies are described (direction, bytes, host memory) as the recorder and the guard describe them. Only the
+// thread that called tsc_reset is counted.
+#include "cupti_calls.h"
 
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 namespace {
+
+using torch_sync::runtime::CopyKind;
+using torch_sync::runtime::CudaCall;
 
 struct Copy {
   std::string api, kind, host;
@@ -47,94 +52,20 @@ Counts &counts() {
   return *c;
 }
 
-thread_local int runtimeDepth = 0;
-thread_local bool inCounter = false;
+bool everyApi(std::string_view) { return true; }
 
-const char *kindName(int kind) {
-  switch (kind) {
-  case cudaMemcpyHostToHost: return "HtoH";
-  case cudaMemcpyHostToDevice: return "HtoD";
-  case cudaMemcpyDeviceToHost: return "DtoH";
-  case cudaMemcpyDeviceToDevice: return "DtoD";
-  default: return "default";
-  }
-}
-
-// "pageable", "pinned", "device", "managed" or "" (unknown), without disturbing the program's last error.
-std::string memoryOf(const void *ptr) {
-  inCounter = true;
-  std::string result;
-  if (cudaPeekAtLastError() == cudaSuccess) {
-    cudaPointerAttributes a{};
-    if (cudaPointerGetAttributes(&a, ptr) == cudaSuccess) {
-      switch (a.type) {
-      case cudaMemoryTypeUnregistered: result = "pageable"; break;
-      case cudaMemoryTypeHost: result = "pinned"; break;
-      case cudaMemoryTypeDevice: result = "device"; break;
-      case cudaMemoryTypeManaged: result = "managed"; break;
-      }
-    } else {
-      (void)cudaGetLastError();
-    }
-  }
-  inCounter = false;
-  return result;
-}
-
-void recordRuntimeCopy(const char *api, const void *dst, const void *src, size_t bytes, int kind) {
-  Copy c{api, kindName(kind), "", bytes};
-  std::string d = memoryOf(dst), s = memoryOf(src);
-  auto onHost = [](const std::string &m) { return m == "pageable" || m == "pinned"; };
-  if (kind == cudaMemcpyDefault && !d.empty() && !s.empty())
-    c.kind = std::string(onHost(s) ? "H" : "D") + "to" + (onHost(d) ? "H" : "D");
-  c.host = c.kind == "HtoD" ? s : c.kind == "DtoH" ? d : "";
-  std::lock_guard<std::mutex> lock(counts().mutex);
-  counts().copies.push_back(c);
-}
-
-void CUPTIAPI onCallback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
-  if (inCounter)
-    return;
-  const auto *info = static_cast<const CUpti_CallbackData *>(data);
+void onCall(const CudaCall &call) {
   Counts &c = counts();
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    if (info->callbackSite == CUPTI_API_EXIT) {
-      --runtimeDepth;
-      return;
-    }
-    ++runtimeDepth;
-    if (runtimeDepth > 1)
-      return;
-  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    if (runtimeDepth > 0 || info->callbackSite != CUPTI_API_ENTER)
-      return;
-  } else {
+  std::lock_guard<std::mutex> lock(c.mutex);
+  if (!c.counting || std::this_thread::get_id() != c.thread)
     return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(c.mutex);
-    if (!c.counting || std::this_thread::get_id() != c.thread)
-      return;
-    ++c.calls[info->functionName];
-  }
-  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API)
+  ++c.calls[call.api];
+  if (call.copy == CopyKind::None)
     return;
-  switch (cbid) {
-  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
-    const auto *p = static_cast<const cudaMemcpy_v3020_params *>(info->functionParams);
-    recordRuntimeCopy(info->functionName, p->dst, p->src, p->count, p->kind);
-    break;
-  }
-  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
-    const auto *p = static_cast<const cudaMemcpyAsync_v3020_params *>(info->functionParams);
-    recordRuntimeCopy(info->functionName, p->dst, p->src, p->count, p->kind);
-    break;
-  }
-  default:
-    break;
-  }
+  bool hostSide = call.copy == CopyKind::HostToDevice || call.copy == CopyKind::DeviceToHost;
+  c.copies.push_back(Copy{call.api, torch_sync::runtime::copyKindName(call.copy),
+                          hostSide ? torch_sync::runtime::memoryTypeName(call.hostMemory) : "",
+                          static_cast<size_t>(call.bytes)});
 }
 
 void appendEscaped(std::string &out, const std::string &s) {
@@ -150,18 +81,12 @@ void appendEscaped(std::string &out, const std::string &s) {
 extern "C" {
 
 int tsc_start(void) {
-  CUpti_SubscriberHandle subscriber;
-  CUptiResult r = cuptiSubscribe(&subscriber, onCallback, nullptr);
-  if (r != CUPTI_SUCCESS) {
-    const char *msg = nullptr;
-    cuptiGetResultString(r, &msg);
-    counts().error = std::string("cuptiSubscribe failed: ") + (msg ? msg : "unknown error") +
-                     (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler holds CUPTI)" : "");
-    return 1;
-  }
-  if (cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API) != CUPTI_SUCCESS ||
-      cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS) {
-    counts().error = "cuptiEnableDomain failed";
+  std::string error;
+  torch_sync::runtime::CudaCallClient client{everyApi, onCall, nullptr};
+  // Never destroyed: the census counts until the process ends.
+  static auto *subscription = torch_sync::runtime::CuptiSubscription::start(client, error).release();
+  if (!subscription) {
+    counts().error = error;
     return 1;
   }
   return 0;
