@@ -1,6 +1,6 @@
 // The runtime core's model of one CUDA runtime or driver call that may make the host wait for the device, and
 // the rules that say whether it does. Pure code: no CUDA, no LibTorch, so it is tested without a GPU
-// (runtime-verify/guard/test/core_logic_test.cpp).
+// (runtime-verify/guard/test/guard_logic_test.cpp).
 //
 // Which calls wait comes from CUDA's documentation of API synchronization behaviour
 // (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html), corrected where the GPU measured otherwise:
@@ -41,8 +41,8 @@ bool isWatchedApi(std::string_view api);
 // Whether api is an explicit synchronize (device, context, stream, event or thread).
 bool isSynchronize(std::string_view api);
 
-// Whether api is a stream or event synchronize or a device/context-wide one (which also waits for every
-// stream): the waits that can end a copy-and-wait pair (see sync_grouping.h).
+// Whether api is a device-, context- or thread-wide synchronize (which waits for every stream): with a stream
+// synchronize of the copy's stream, the waits that can end a copy-and-wait pair (../guard/src/sync_counting.h).
 bool isDeviceWideSynchronize(std::string_view api);
 
 // Whether call makes the host wait: documented by CUDA, corrected by the GPU's measurements (header comment).

@@ -31,7 +31,8 @@ struct ThreadState {
 thread_local ThreadState threadState;
 
 void describeRuntimeMemcpy(CudaCall &call, const void *dst, const void *src, int kind, std::uint64_t bytes) {
-  MemoryType dstMemory = memoryTypeOf(dst), srcMemory = memoryTypeOf(src);
+  MemoryType dstMemory = dst ? memoryTypeOf(dst) : MemoryType::Device; // nullptr: a symbol, on the device
+  MemoryType srcMemory = src ? memoryTypeOf(src) : MemoryType::Device;
   call.bytes = bytes;
   switch (kind) {
   case cudaMemcpyHostToHost:
@@ -86,6 +87,62 @@ CudaCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData &in
     call.stream = p->stream;
     break;
   }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000: {
+    const cudaMemcpy3DParms *c = static_cast<const cudaMemcpy3D_v3020_params *>(info.functionParams)->p;
+    if (c)
+      describeRuntimeMemcpy(call, c->dstPtr.ptr, c->srcPtr.ptr, c->kind, 0);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpy3DAsync_v3020_params *>(info.functionParams);
+    if (p->p)
+      describeRuntimeMemcpy(call, p->p->dstPtr.ptr, p->p->srcPtr.ptr, p->p->kind, 0);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpyToSymbol_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind,
+                          p->count);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyToSymbolAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind,
+                          p->count);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpyFromSymbol_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind,
+                          p->count);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyFromSymbolAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind,
+                          p->count);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000:
+    call.copy = CopyKind::DeviceToDevice;
+    call.bytes = static_cast<const cudaMemcpyPeer_v4000_params *>(info.functionParams)->count;
+    break;
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
+    const auto *p = static_cast<const cudaMemcpyPeerAsync_v4000_params *>(info.functionParams);
+    call.copy = CopyKind::DeviceToDevice;
+    call.bytes = p->count;
+    call.stream = p->stream;
+    break;
+  }
   case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
   case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
     call.stream = static_cast<const cudaStreamSynchronize_v3020_params *>(info.functionParams)->stream;
@@ -112,7 +169,8 @@ CopyKind driverCopyKind(std::string_view name) {
     return CopyKind::HostToDevice;
   if (name.find("DtoH") != std::string_view::npos || name.find("AtoH") != std::string_view::npos)
     return CopyKind::DeviceToHost;
-  if (name.find("DtoD") != std::string_view::npos || name.find("DtoA") != std::string_view::npos ||
+  if (name.find("Peer") != std::string_view::npos || name.find("DtoD") != std::string_view::npos ||
+      name.find("DtoA") != std::string_view::npos ||
       name.find("AtoD") != std::string_view::npos || name.find("AtoA") != std::string_view::npos)
     return CopyKind::DeviceToDevice;
   return CopyKind::None;
@@ -136,46 +194,53 @@ CudaCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &inf
             dstType == CU_MEMORYTYPE_HOST ? memoryTypeOf(dstHost) : MemoryType::Device);
   };
   switch (cbid) {
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
     const auto *p = static_cast<const cuMemcpy_params *>(info.functionParams);
     between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
     call.bytes = p->ByteCount;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
     const auto *p = static_cast<const cuMemcpyAsync_params *>(info.functionParams);
     between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
     call.bytes = p->ByteCount;
     call.stream = p->hStream;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
     const auto *p = static_cast<const cuMemcpyDtoH_v2_params *>(info.functionParams);
     call.hostMemory = memoryTypeOf(p->dstHost);
     call.bytes = p->ByteCount;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
     const auto *p = static_cast<const cuMemcpyDtoHAsync_v2_params *>(info.functionParams);
     call.hostMemory = memoryTypeOf(p->dstHost);
     call.bytes = p->ByteCount;
     call.stream = p->hStream;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
     const auto *p = static_cast<const cuMemcpyHtoD_v2_params *>(info.functionParams);
     call.hostMemory = memoryTypeOf(p->srcHost);
     call.bytes = p->ByteCount;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
     const auto *p = static_cast<const cuMemcpyHtoDAsync_v2_params *>(info.functionParams);
     call.hostMemory = memoryTypeOf(p->srcHost);
     call.bytes = p->ByteCount;
     call.stream = p->hStream;
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2_ptds: {
     const CUDA_MEMCPY2D *c = static_cast<const cuMemcpy2D_v2_params *>(info.functionParams)->pCopy;
     if (c) {
       fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
@@ -183,15 +248,35 @@ CudaCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &inf
     }
     break;
   }
-  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2: {
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2_ptds: {
     const CUDA_MEMCPY3D *c = static_cast<const cuMemcpy3D_v2_params *>(info.functionParams)->pCopy;
     if (c)
       fromDescriptor(c->srcMemoryType, c->srcHost, c->dstMemoryType, c->dstHost);
     break;
   }
   case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+  case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
     call.stream = static_cast<const cuStreamSynchronize_params *>(info.functionParams)->hStream;
     break;
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2_ptsz: {
+    const auto *p = static_cast<const cuMemcpy2DAsync_v2_params *>(info.functionParams);
+    if (p->pCopy) {
+      fromDescriptor(p->pCopy->srcMemoryType, p->pCopy->srcHost, p->pCopy->dstMemoryType, p->pCopy->dstHost);
+      call.bytes = std::uint64_t(p->pCopy->WidthInBytes) * p->pCopy->Height;
+    }
+    call.stream = p->hStream;
+    break;
+  }
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2:
+  case CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2_ptsz: {
+    const auto *p = static_cast<const cuMemcpy3DAsync_v2_params *>(info.functionParams);
+    if (p->pCopy)
+      fromDescriptor(p->pCopy->srcMemoryType, p->pCopy->srcHost, p->pCopy->dstMemoryType, p->pCopy->dstHost);
+    call.stream = p->hStream;
+    break;
+  }
   case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
     call.nullPointer = !static_cast<const cuMemFree_v2_params *>(info.functionParams)->dptr;
     break;
@@ -245,6 +330,9 @@ void CUPTIAPI onCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_Call
   ThreadState &t = threadState;
   if (t.suspended > 0)
     return;
+  const auto &wanted = *static_cast<const CudaCallClient *>(userdata);
+  if (wanted.wantsThread && !wanted.wantsThread() && t.runtimeDepth == 0 && t.driverDepth == 0)
+    return; // not watched, and no call of this thread is in progress whose exit would need its depth
   if (unsigned generation = currentGeneration.load(std::memory_order_relaxed); t.generation != generation) {
     t.generation = generation;
     t.runtimeDepth = t.driverDepth = 0;
@@ -261,13 +349,6 @@ std::string cuptiError(const char *what, CUptiResult result) {
   const char *text = nullptr;
   cuptiGetResultString(result, &text);
   return std::string(what) + " failed: " + (text ? text : "unknown CUPTI error");
-}
-
-// The client of the one subscription (CUPTI allows one per process); never destroyed, since a callback may
-// still be running on another thread while the subscription ends.
-CudaCallClient *subscribedClient() {
-  static auto *client = new CudaCallClient;
-  return client;
 }
 
 struct CallbackId {
@@ -301,8 +382,9 @@ const std::vector<CallbackId> &wantedCallbacks(const CudaCallClient &client) {
 } // namespace
 
 std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient &client, std::string &error) {
-  CudaCallClient *stored = subscribedClient();
-  *stored = client;
+  // A copy per subscription, never freed: a callback of an ended subscription may still be running on another
+  // thread, and a failed start must not change what a live subscription's callbacks read.
+  auto *stored = new CudaCallClient(client);
   CUpti_SubscriberHandle handle = nullptr;
   CUptiResult result;
 #ifdef CUpti_SubscriberParams_STRUCT_SIZE

@@ -19,12 +19,16 @@ namespace torch_sync::runtime {
 // the CUDA runtime except through the core (cudaPointerGetAttributes-like queries are not enabled and so
 // do not call back).
 struct CudaCallClient {
-  // Whether the client wants calls of this API name delivered (asked once per callback id at start()).
+  // Whether the client wants calls of this API name delivered (asked once per callback id, and cached per
+  // function, at the first start()).
   bool (*wantsApi)(std::string_view api) = nullptr;
   // At the entry of a wanted call, with its arguments described.
   void (*onEnter)(const CudaCall &call) = nullptr;
   // When the same call returns (optional).
   void (*onExit)(const CudaCall &call) = nullptr;
+  // Optional: whether calls on the calling thread are wanted now, asked before a call is described (which
+  // costs pointer queries), so that threads the client does not watch pay nothing more.
+  bool (*wantsThread)() = nullptr;
 };
 
 class CuptiSubscription {
@@ -32,7 +36,8 @@ public:
   // Subscribes client to CUPTI and enables its APIs. Returns nullptr and sets error to a sentence saying why
   // when it cannot: no CUPTI library, another subscriber (named when CUPTI names it), a CUPTI error.
   static std::unique_ptr<CuptiSubscription> start(const CudaCallClient &client, std::string &error);
-  // Unsubscribes; no callback of this subscription runs after it returns.
+  // Unsubscribes. CUPTI does not promise that a callback already running on another thread has returned; the
+  // client the subscription was made with is therefore never freed.
   ~CuptiSubscription();
   CuptiSubscription(const CuptiSubscription &) = delete;
   CuptiSubscription &operator=(const CuptiSubscription &) = delete;

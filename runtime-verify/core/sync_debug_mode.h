@@ -11,7 +11,8 @@
 
 namespace torch_sync::runtime {
 
-// Called with the LibTorch function that raised the warning ("memcpy_and_sync"), on the warning's thread.
+// Called with the function c10 names as the warning's source (in 2.11 always "warn_or_error_on_sync"), on the
+// warning's thread.
 using SyncWarningCallback = void (*)(const char *function);
 
 // Sets the mode to L_WARN (the first of nested calls remembers the previous mode). Returns "ok" or

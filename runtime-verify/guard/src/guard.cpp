@@ -16,7 +16,10 @@
 #include <dlfcn.h>
 
 #include <climits>
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,6 +42,7 @@ struct ObservedCall {
 
 // The calling thread's guard state, made when its first scope opens and deleted when its last closes.
 struct ThreadGuard {
+  std::uint64_t id = 0; // unique in the process, so that a scope or allowance never reaches a later one
   ScopeLedger ledger;
   std::vector<ObservedCall> log;
 #ifdef TORCH_SYNC_GUARD_WITH_TORCH
@@ -48,6 +52,10 @@ struct ThreadGuard {
 // Both trivially destructible (see ../../core/cupti_calls.cpp): the callback reads them on every delivered call.
 thread_local int armedScopes = 0;
 thread_local ThreadGuard *threadGuard = nullptr;
+std::atomic<std::uint64_t> nextThreadGuardId{1};
+
+// The client's thread filter (cupti_calls.h): only guarded threads have their calls described.
+bool isGuardedThread() { return armedScopes > 0; }
 
 bool isOwnModule(const void *address) {
   static const void *ownBase = [] {
@@ -155,10 +163,14 @@ void startBackend(ProcessGuard &p) {
     p.status = GuardStatus{false, "none", error};
     return;
   }
-  runtime::CudaCallClient client{runtime::isWatchedApi, onCudaCall, nullptr};
+  runtime::CudaCallClient client{runtime::isWatchedApi, onCudaCall, nullptr, isGuardedThread};
   p.subscription = runtime::CuptiSubscription::start(client, error);
   if (p.subscription) {
     p.status = GuardStatus{true, "CUPTI", ""};
+    return;
+  }
+  if (const char *require = std::getenv("TORCH_SYNC_GUARD_REQUIRE_CUPTI"); require && *require && *require != '0') {
+    p.status = GuardStatus{false, "none", error + "; TORCH_SYNC_GUARD_REQUIRE_CUPTI forbids the fallback"};
     return;
   }
 #ifdef TORCH_SYNC_GUARD_WITH_TORCH
@@ -167,6 +179,10 @@ void startBackend(ProcessGuard &p) {
     p.sdmEnabled = true;
     p.status = GuardStatus{true, "sync debug mode",
                            error + "; falling back to PyTorch's sync debug mode: " + kSdmMisses};
+    // Said once per process: tests that pass under the fallback may still sync where it cannot see.
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      std::fprintf(stderr, "torch-sync guard: %s\n", p.status.reason.c_str());
     return;
   }
   p.status = GuardStatus{false, "none", error + "; the sync debug mode fallback failed too: " + sdm};
@@ -187,14 +203,15 @@ void stopBackend(ProcessGuard &p) {
 
 // TORCH_SYNC_SOURCE_ROOT, when set: locations under it are shown relative to it (shorter CI logs).
 const std::string &sourceRoot() {
-  static const std::string root = [] {
+  // Never destroyed: scopes may close during static destruction.
+  static const std::string *root = [] {
     const char *env = std::getenv("TORCH_SYNC_SOURCE_ROOT");
     if (!env || !*env)
-      return std::string();
+      return new std::string();
     char buffer[PATH_MAX];
-    return realpath(env, buffer) ? std::string(buffer) : std::string(env);
+    return new std::string(realpath(env, buffer) ? buffer : env);
   }();
-  return root;
+  return *root;
 }
 
 // The DeviceSync values of one closed scope.
@@ -287,27 +304,36 @@ SyncScope::SyncScope() {
     ++p.openScopes;
     status_ = p.status;
   }
-  if (!threadGuard)
+  if (!threadGuard) {
     threadGuard = new ThreadGuard;
-  threadGuard->ledger.openScope();
+    threadGuard->id = nextThreadGuardId++;
+  }
+  id_ = threadGuard->ledger.openScope();
+  threadGuard_ = threadGuard->id;
 #ifdef TORCH_SYNC_GUARD_WITH_TORCH
   if (status_.backend == "sync debug mode" && !threadGuard->sdmHandler)
     threadGuard->sdmHandler = std::make_unique<runtime::ScopedSyncWarningHandler>(onSyncWarning);
 #endif
   ++armedScopes;
-  armed_ = true;
 }
 
-SyncScope::~SyncScope() { stop(); }
+SyncScope::~SyncScope() {
+  if (!stopped_ && (!threadGuard || threadGuard->id != threadGuard_)) {
+    std::fprintf(stderr, "torch_sync::SyncScope destroyed on another thread than the one that made it; its "
+                         "syncs are lost and that thread stays guarded\n");
+    return;
+  }
+  stop();
+}
 
 const std::vector<DeviceSync> &SyncScope::stop() {
   if (stopped_)
     return syncs_;
+  if (!threadGuard || threadGuard->id != threadGuard_)
+    throw std::logic_error("torch_sync::SyncScope::stop() called on another thread than the one that made it");
   stopped_ = true;
-  if (!armed_)
-    return syncs_;
   --armedScopes;
-  std::vector<ScopeLedger::Seen> seen = threadGuard->ledger.closeScope();
+  std::vector<ScopeLedger::Seen> seen = threadGuard->ledger.closeScope(id_);
   {
     ProcessGuard &p = process();
     std::lock_guard<std::mutex> lock(p.mutex);
@@ -329,13 +355,13 @@ AllowDeviceSyncs::AllowDeviceSyncs(std::string reason) {
     check.openAllowance(std::move(reason));
     return;
   }
-  threadGuard->ledger.openAllowance(std::move(reason));
-  opened_ = true;
+  id_ = threadGuard->ledger.openAllowance(std::move(reason));
+  threadGuard_ = threadGuard->id;
 }
 
 AllowDeviceSyncs::~AllowDeviceSyncs() {
-  if (opened_ && threadGuard)
-    threadGuard->ledger.closeAllowance();
+  if (id_ && threadGuard && threadGuard->id == threadGuard_)
+    threadGuard->ledger.closeAllowance(id_);
 }
 
 int setWarmupRuns(int runs) {

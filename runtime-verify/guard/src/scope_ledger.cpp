@@ -1,45 +1,50 @@
 // See scope_ledger.h.
 #include "scope_ledger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace torch_sync::guard_detail {
 
 std::size_t ScopeLedger::openScope() {
-  scopes_.emplace_back();
-  return scopes_.size() - 1;
+  scopes_.push_back(Scope{nextId_++, {}});
+  return scopes_.back().id;
 }
 
-std::vector<ScopeLedger::Seen> ScopeLedger::closeScope() {
-  if (scopes_.empty())
+std::vector<ScopeLedger::Seen> ScopeLedger::closeScope(std::size_t id) {
+  auto it = std::find_if(scopes_.begin(), scopes_.end(), [&](const Scope &s) { return s.id == id; });
+  if (it == scopes_.end())
     return {};
-  std::vector<Seen> seen = std::move(scopes_.back());
-  scopes_.pop_back();
-  // Allowances opened inside the closed scope cover nothing any more; RAII closes them first anyway.
+  std::vector<Seen> seen = std::move(it->seen);
+  scopes_.erase(it);
   return seen;
 }
 
-void ScopeLedger::openAllowance(std::string reason) {
+std::size_t ScopeLedger::openAllowance(std::string reason) {
   if (reason.find_first_not_of(" \t\n") == std::string::npos)
     throw std::invalid_argument("torch_sync::AllowDeviceSyncs needs a reason: say why this sync is intended");
-  allowances_.push_back(Allowance{std::move(reason), scopes_.size()});
+  Allowance allowance{nextId_++, std::move(reason), {}};
+  for (const Scope &scope : scopes_)
+    allowance.scopes.push_back(scope.id);
+  allowances_.push_back(std::move(allowance));
+  return allowances_.back().id;
 }
 
-void ScopeLedger::closeAllowance() {
-  if (!allowances_.empty())
-    allowances_.pop_back();
+void ScopeLedger::closeAllowance(std::size_t id) {
+  allowances_.erase(std::remove_if(allowances_.begin(), allowances_.end(),
+                                   [&](const Allowance &a) { return a.id == id; }),
+                    allowances_.end());
 }
 
 void ScopeLedger::record(std::size_t call) {
-  for (std::size_t scope = 0; scope < scopes_.size(); ++scope) {
+  for (Scope &scope : scopes_) {
     Seen seen{call, {}};
-    // The innermost allowance that was opened while this scope was open.
     for (auto it = allowances_.rbegin(); it != allowances_.rend(); ++it)
-      if (it->scopesWhenOpened > scope) {
+      if (std::find(it->scopes.begin(), it->scopes.end(), scope.id) != it->scopes.end()) {
         seen.allowedBecause = it->reason;
         break;
       }
-    scopes_[scope].push_back(std::move(seen));
+    scope.seen.push_back(std::move(seen));
   }
 }
 

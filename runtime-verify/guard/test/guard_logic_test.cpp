@@ -93,30 +93,47 @@ TEST(SyncCounting, NonWaitingCallsAreNotSyncs) {
 
 TEST(ScopeLedger, EveryOpenScopeSeesACall) {
   ScopeLedger ledger;
-  ledger.openScope();
+  std::size_t outerId = ledger.openScope();
   ledger.record(0);
-  ledger.openScope();
+  std::size_t innerId = ledger.openScope();
   ledger.record(1);
-  auto inner = ledger.closeScope();
+  auto inner = ledger.closeScope(innerId);
   ledger.record(2);
-  auto outer = ledger.closeScope();
+  auto outer = ledger.closeScope(outerId);
   ASSERT_EQ(inner.size(), 1u);
   EXPECT_EQ(inner[0].call, 1u);
   ASSERT_EQ(outer.size(), 3u);
   EXPECT_EQ(outer[2].call, 2u);
+  EXPECT_EQ(ledger.openScopes(), 0u);
+}
+
+TEST(ScopeLedger, ScopesCloseByIdInAnyOrder) {
+  ScopeLedger ledger;
+  std::size_t a = ledger.openScope();
+  ledger.record(0);
+  std::size_t b = ledger.openScope();
+  ledger.record(1);
+  auto seenByA = ledger.closeScope(a); // the outer one first
+  ledger.record(2);
+  auto seenByB = ledger.closeScope(b);
+  ASSERT_EQ(seenByA.size(), 2u);
+  ASSERT_EQ(seenByB.size(), 2u);
+  EXPECT_EQ(seenByB[0].call, 1u);
+  EXPECT_EQ(seenByB[1].call, 2u);
+  EXPECT_TRUE(ledger.closeScope(a).empty()) << "closing twice gives nothing";
 }
 
 TEST(ScopeLedger, AnAllowanceCoversTheScopesOpenWhenItWasMade) {
   ScopeLedger ledger;
-  ledger.openScope();
-  ledger.openAllowance("logging once per epoch");
+  std::size_t outerId = ledger.openScope();
+  std::size_t allowance = ledger.openAllowance("logging once per epoch");
   ledger.record(0);
-  ledger.openScope(); // opened inside the allowance: strict again
+  std::size_t innerId = ledger.openScope(); // opened inside the allowance: strict again
   ledger.record(1);
-  auto inner = ledger.closeScope();
-  ledger.closeAllowance();
+  auto inner = ledger.closeScope(innerId);
+  ledger.closeAllowance(allowance);
   ledger.record(2);
-  auto outer = ledger.closeScope();
+  auto outer = ledger.closeScope(outerId);
   ASSERT_EQ(inner.size(), 1u);
   EXPECT_EQ(inner[0].allowedBecause, "");
   ASSERT_EQ(outer.size(), 3u);
@@ -125,18 +142,38 @@ TEST(ScopeLedger, AnAllowanceCoversTheScopesOpenWhenItWasMade) {
   EXPECT_EQ(outer[2].allowedBecause, "");
 }
 
-TEST(ScopeLedger, TheInnermostAllowanceGivesTheReason) {
+TEST(ScopeLedger, AnAllowanceThatOutlivesItsScopeDoesNotCoverTheNextScope) {
   ScopeLedger ledger;
-  ledger.openScope();
-  ledger.openAllowance("outer reason");
-  ledger.openAllowance("inner reason");
+  std::size_t first = ledger.openScope();
+  std::size_t allowance = ledger.openAllowance("reason");
+  ledger.closeScope(first);
+  std::size_t second = ledger.openScope(); // at the same depth as the first, but opened after the allowance
   ledger.record(0);
-  ledger.closeAllowance();
+  auto seen = ledger.closeScope(second);
+  ledger.closeAllowance(allowance);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].allowedBecause, "");
+}
+
+TEST(ScopeLedger, TheNewestAllowanceGivesTheReasonAndAllowancesCloseById) {
+  ScopeLedger ledger;
+  std::size_t scope = ledger.openScope();
+  std::size_t outer = ledger.openAllowance("outer reason");
+  std::size_t inner = ledger.openAllowance("inner reason");
+  ledger.record(0);
+  ledger.closeAllowance(inner);
   ledger.record(1);
-  auto seen = ledger.closeScope();
-  ASSERT_EQ(seen.size(), 2u);
+  std::size_t again = ledger.openAllowance("again");
+  ledger.closeAllowance(outer); // out of order
+  ledger.record(2);
+  ledger.closeAllowance(again);
+  ledger.record(3);
+  auto seen = ledger.closeScope(scope);
+  ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(seen[0].allowedBecause, "inner reason");
   EXPECT_EQ(seen[1].allowedBecause, "outer reason");
+  EXPECT_EQ(seen[2].allowedBecause, "again");
+  EXPECT_EQ(seen[3].allowedBecause, "");
 }
 
 TEST(ScopeLedger, AnAllowanceNeedsAReason) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # guard/package: installs the guard from BUILD_DIR into a prefix under WORK_DIR, builds the user project in
 # PROJECT_DIR against it with find_package(TorchSync), and runs its test. Without a GPU that test must skip
-# with the guard's reason (reported here as skipped, after the package was built, installed and linked).
+# with the guard's reason: then, the package having been built, installed and linked, this exits 77 (CTest's
+# SKIP_RETURN_CODE: reported as skipped, never as passed).
 # Usage: package_test.sh BUILD_DIR WORK_DIR PROJECT_DIR CMAKE
 set -euo pipefail
 build=$1 work=$2 project=$3 cmake=$4
@@ -22,6 +23,7 @@ if grep -q '\[  PASSED  \] 1 test' <<<"$output"; then
   echo "package_test: built, installed and linked; the guarded test passed on this GPU"
 elif grep -q 'cannot see device syncs' <<<"$output" && grep -q '\[  SKIPPED \] 1 test' <<<"$output"; then
   echo "package_test: built, installed and linked; the guarded test skipped with the guard's reason"
+  exit 77
 else
   echo "package_test: the user's test neither passed nor skipped with a reason"
   exit 1

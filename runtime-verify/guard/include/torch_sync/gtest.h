@@ -8,7 +8,8 @@
 // CUDA context, library handles and the first pinned allocation), then once guarded on the calling thread, and
 // fails with one line per sync (the CUDA call, the copy and its bytes, the ATen operator, the user's source
 // line). When the guard cannot see syncs (no GPU, CUPTI held by another tool and no fallback), the test is
-// skipped with the reason: never passed silently.
+// skipped with the reason: never passed silently (EXPECT_* record the skip and go on, ASSERT_* return).
+// Inside an enclosing SyncScope or ScopedNoDeviceSync, the warm-up runs count against that scope too.
 #pragma once
 
 #include "torch_sync/guard.h"
@@ -84,18 +85,27 @@ private:
 
 } // namespace torch_sync::testing
 
-#define TORCH_SYNC_GTEST_SYNCS_(statement, expected, fail)                                                     \
+// skip: how a blind guard skips: the EXPECT forms record the skip and go on (usable in any function), the
+// ASSERT forms return from the test body as GTEST_SKIP does.
+#define TORCH_SYNC_GTEST_SYNCS_(expected, fail, skip, ...)                                                     \
   GTEST_AMBIGUOUS_ELSE_BLOCKER_                                                                                \
-  if (const ::torch_sync::testing::SyncExpectation torch_sync_expectation_{[&]() { statement; }, (expected),    \
-                                                                           #statement};                        \
+  if (const ::torch_sync::testing::SyncExpectation torch_sync_expectation_{[&]() { __VA_ARGS__; },             \
+                                                                           static_cast<int>(expected),         \
+                                                                           #__VA_ARGS__};                      \
       torch_sync_expectation_.passed())                                                                        \
     ;                                                                                                          \
   else if (torch_sync_expectation_.skipped())                                                                  \
-    GTEST_SKIP() << torch_sync_expectation_.message();                                                         \
+    skip(torch_sync_expectation_.message().c_str());                                                           \
   else                                                                                                         \
     fail() << torch_sync_expectation_.message()
 
-#define EXPECT_NO_DEVICE_SYNC(statement) TORCH_SYNC_GTEST_SYNCS_(statement, 0, ADD_FAILURE)
-#define ASSERT_NO_DEVICE_SYNC(statement) TORCH_SYNC_GTEST_SYNCS_(statement, 0, FAIL)
-#define EXPECT_DEVICE_SYNCS(statement, n) TORCH_SYNC_GTEST_SYNCS_(statement, (n), ADD_FAILURE)
-#define ASSERT_DEVICE_SYNCS(statement, n) TORCH_SYNC_GTEST_SYNCS_(statement, (n), FAIL)
+#define TORCH_SYNC_GTEST_RECORD_SKIP_(message) GTEST_MESSAGE_(message, ::testing::TestPartResult::kSkip)
+#define TORCH_SYNC_GTEST_RETURN_SKIP_(message) GTEST_SKIP() << (message)
+
+// The statement may hold commas (structured bindings, template arguments, lambda captures).
+#define EXPECT_NO_DEVICE_SYNC(...) TORCH_SYNC_GTEST_SYNCS_(0, ADD_FAILURE, TORCH_SYNC_GTEST_RECORD_SKIP_, __VA_ARGS__)
+#define ASSERT_NO_DEVICE_SYNC(...) TORCH_SYNC_GTEST_SYNCS_(0, FAIL, TORCH_SYNC_GTEST_RETURN_SKIP_, __VA_ARGS__)
+// Here the statement is the first argument: one with a comma outside parentheses needs parentheses around it
+// (an expression), or SyncExpectation.
+#define EXPECT_DEVICE_SYNCS(statement, n) TORCH_SYNC_GTEST_SYNCS_(n, ADD_FAILURE, TORCH_SYNC_GTEST_RECORD_SKIP_, statement)
+#define ASSERT_DEVICE_SYNCS(statement, n) TORCH_SYNC_GTEST_SYNCS_(n, FAIL, TORCH_SYNC_GTEST_RETURN_SKIP_, statement)

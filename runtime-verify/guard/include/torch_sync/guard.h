@@ -8,16 +8,21 @@
 // LibTorch); with no GPU it sees nothing and says so (status()).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+// The library's public symbols; everything else in it is hidden (it must not interpose on, or be interposed
+// by, another copy of the runtime core in the process).
+#define TORCH_SYNC_GUARD_API __attribute__((visibility("default")))
 
 namespace torch_sync {
 
 // One host-device synchronization: one wait of the host.
 struct DeviceSync {
   std::string api;            // the call that waited: "cudaStreamSynchronize", "cudaFree", or, in the sync
-                              // debug mode fallback, "sync debug mode: <LibTorch function>"
+                              // debug mode fallback, "sync debug mode: <the warning's source function>"
   std::string copyApi;        // the copy it waited for or made ("cudaMemcpyAsync"), "" when none
   std::string copyKind;       // "DtoH", "HtoD", "DtoD", "HtoH", "default", or ""
   std::string hostMemory;     // "pageable" or "pinned" for a copy's host side, else ""
@@ -38,12 +43,13 @@ struct GuardStatus {
   std::string backend;     // "CUPTI", "sync debug mode" or "none"
   std::string reason;      // why not CUPTI, and what the fallback misses; "" with CUPTI
 };
-GuardStatus guardStatus();
+TORCH_SYNC_GUARD_API GuardStatus guardStatus();
 
 // Records the device syncs made on the calling thread from construction until stop() or destruction.
-// Scopes nest (each sees the calls made while it is open); other threads are not affected and their syncs
-// are not counted. CUPTI is held only while some scope is open in the process.
-class SyncScope {
+// Scopes nest and may end in any order (each sees the calls made while it is open); other threads are not
+// affected and their syncs are not counted. A scope belongs to the thread that made it: stop() on another
+// thread throws std::logic_error. CUPTI is held only while some scope is open in the process.
+class TORCH_SYNC_GUARD_API SyncScope {
 public:
   SyncScope();
   ~SyncScope();
@@ -60,13 +66,14 @@ private:
   GuardStatus status_;
   std::vector<DeviceSync> syncs_;
   bool stopped_ = false;
-  bool armed_ = false;
+  std::size_t id_ = 0;           // in the thread's ledger
+  std::uint64_t threadGuard_ = 0; // the thread's guard state it belongs to
 };
 
 // Allows the syncs made on the calling thread while alive, for the scopes already open: they are listed but
 // not counted. reason says why the sync is intended and is shown with it; an empty reason throws
 // std::invalid_argument. A scope opened inside an allowance is strict again.
-class AllowDeviceSyncs {
+class TORCH_SYNC_GUARD_API AllowDeviceSyncs {
 public:
   explicit AllowDeviceSyncs(std::string reason);
   ~AllowDeviceSyncs();
@@ -74,24 +81,25 @@ public:
   AllowDeviceSyncs &operator=(const AllowDeviceSyncs &) = delete;
 
 private:
-  bool opened_ = false; // false when no scope was open on the thread
+  std::size_t id_ = 0;            // 0 when no scope was open on the thread
+  std::uint64_t threadGuard_ = 0;
 };
 
 // How many times the GoogleTest macros run a statement before the guarded run, so that first-call set-up
 // (CUDA context, cuBLAS/cuSOLVER handles, the first pinned or device allocation) does not fail a test.
 // Default 1, or the environment variable TORCH_SYNC_GUARD_WARMUP_RUNS. Returns the previous value.
-int setWarmupRuns(int runs);
-int warmupRuns();
+TORCH_SYNC_GUARD_API int setWarmupRuns(int runs);
+TORCH_SYNC_GUARD_API int warmupRuns();
 
 // The syncs that were not allowed.
-std::vector<DeviceSync> unallowed(const std::vector<DeviceSync> &syncs);
+TORCH_SYNC_GUARD_API std::vector<DeviceSync> unallowed(const std::vector<DeviceSync> &syncs);
 
 // One line describing sync: "cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory,
 // in aten::item, at test/foo_test.cpp:42 (in TestBody)".
-std::string describe(const DeviceSync &sync);
+TORCH_SYNC_GUARD_API std::string describe(const DeviceSync &sync);
 
 // The numbered list of syncs, one describe() line each, allowed ones marked with their reason.
-std::string formatSyncs(const std::vector<DeviceSync> &syncs);
+TORCH_SYNC_GUARD_API std::string formatSyncs(const std::vector<DeviceSync> &syncs);
 
 // The outcome of checking a guarded run against an expected number of (unallowed) syncs.
 struct SyncCountCheck {
@@ -100,7 +108,7 @@ struct SyncCountCheck {
 };
 // Pure: compares syncs with expected and writes GoogleTest-style "Expected/Actual" text naming statement and
 // the warm-up runs.
-SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected, const std::string &statement,
+TORCH_SYNC_GUARD_API SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected, const std::string &statement,
                               int warmups);
 
 } // namespace torch_sync
