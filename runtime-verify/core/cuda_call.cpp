@@ -1,17 +1,10 @@
 // See cuda_call.h.
 #include "cuda_call.h"
 
+#include "prefixes.h"
+
 namespace torch_sync::runtime {
 namespace {
-
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-template <typename Prefixes> bool startsWithAny(std::string_view name, const Prefixes &prefixes) {
-  for (std::string_view prefix : prefixes)
-    if (startsWith(name, prefix))
-      return true;
-  return false;
-}
 
 constexpr std::string_view kWatchedApis[] = {
     "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
@@ -21,10 +14,11 @@ constexpr std::string_view kWatchedApis[] = {
 };
 
 bool isAsync(std::string_view api) { return api.find("Async") != std::string_view::npos; }
-bool isCopy(std::string_view api) { return startsWith(api, "cudaMemcpy") || startsWith(api, "cuMemcpy"); }
 bool isFree(std::string_view api) { return startsWith(api, "cudaFree") || startsWith(api, "cuMemFree"); }
 
 } // namespace
+
+bool isCopyApi(std::string_view api) { return startsWith(api, "cudaMemcpy") || startsWith(api, "cuMemcpy"); }
 
 bool isWatchedApi(std::string_view api) {
   // Stream-ordered frees (cudaFreeAsync, cuMemFreeAsync) return at once.
@@ -48,7 +42,7 @@ Blocking blocking(const CudaCall &call) {
     return isAsync(api) || call.nullPointer ? Blocking::No : Blocking::Yes;
   if (startsWith(api, "cudaHostUnregister") || startsWith(api, "cuMemHostUnregister"))
     return Blocking::Yes;
-  if (!isCopy(api))
+  if (!isCopyApi(api))
     return Blocking::No;
   switch (call.copy) {
   case CopyKind::DeviceToDevice:

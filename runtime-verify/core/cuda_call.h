@@ -38,6 +38,9 @@ struct CudaCall {
 // (cuMemcpyDtoH_v2, cudaMemcpyAsync_ptsz) match too; stream-ordered frees (cudaFreeAsync) do not.
 bool isWatchedApi(std::string_view api);
 
+// Whether api is a memory copy (cudaMemcpy*, cuMemcpy*), in any direction.
+bool isCopyApi(std::string_view api);
+
 // Whether api is an explicit synchronize (device, context, stream, event or thread).
 bool isSynchronize(std::string_view api);
 

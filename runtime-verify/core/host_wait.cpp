@@ -69,10 +69,11 @@ bool exiting() {
 
 bool hostWaitEnabled() {
   static const bool enabled = [] {
+    // The first call comes from the main thread at start-up (the recorder's constructor): arm its sentinel.
+    (void)exiting();
     const char *env = std::getenv("TORCH_SYNC_HOST_WAIT");
     return env && *env && *env != '0';
   }();
-  (void)exiting(); // the first call comes from the main thread at start-up: arms its sentinel
   return enabled;
 }
 

@@ -1,6 +1,8 @@
 // See stack_trace.h.
 #include "stack_trace.h"
 
+#include "prefixes.h"
+
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -17,20 +19,7 @@
 namespace torch_sync::runtime {
 namespace {
 
-bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-
-std::string_view baseName(std::string_view path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-template <typename List> bool startsWithAny(std::string_view s, const List &prefixes) {
-  for (std::string_view prefix : prefixes)
-    if (startsWith(s, prefix))
-      return true;
-  return false;
-}
 
 // Shared objects by the start of their file name.
 constexpr std::string_view kLibTorchModules[] = {"libtorch", "libc10", "libshm", "libcaffe2", "libkineto"};
@@ -60,17 +49,6 @@ std::string demangle(const char *name) {
   std::string result = status == 0 && out ? out : name;
   std::free(out);
   return result;
-}
-
-std::string realPath(const std::string &path) {
-  char buffer[PATH_MAX];
-  return realpath(path.c_str(), buffer) ? std::string(buffer) : path;
-}
-
-std::string executablePath() {
-  char buffer[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
 }
 
 // Where an address lies: its module's path and load bias, and the nearest dynamic symbol.
@@ -165,6 +143,31 @@ std::map<std::uintptr_t, std::vector<Frame>> runAddr2line(const std::string &mod
 }
 
 } // namespace
+
+std::string_view baseName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+std::string realPath(const std::string &path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) ? std::string(buffer) : path;
+}
+
+std::string executablePath() {
+  char buffer[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
+}
+
+std::uint64_t hashFrames(const StackTrace &stack, int from) {
+  std::uint64_t hash = 1469598103934665603ull; // FNV-1a over the return addresses
+  for (int i = from < 0 ? 0 : from; i < stack.size; ++i) {
+    hash ^= stack.frames[i];
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
 
 StackTrace captureStack(int skip) {
   StackTrace stack;

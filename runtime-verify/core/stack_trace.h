@@ -25,6 +25,9 @@ struct StackTrace {
 StackTrace captureStack(int skip = 0);
 void warmUpStackCapture();
 
+// A hash of stack's return addresses from index from outward: equal stacks from there hash alike.
+std::uint64_t hashFrames(const StackTrace &stack, int from = 0);
+
 // One symbolized frame: an inline function expanded by addr2line is a frame of its own.
 struct Frame {
   std::uintptr_t address = 0;
@@ -70,6 +73,12 @@ std::string libTorchEntry(const std::vector<Frame> &frames, int user);
 // name made shorter where the C++ runtime wraps the user's code: a lambda called through std::function is
 // "std::_Function_handler<void (), F>::_M_invoke(std::_Any_data const&)", shown as F.
 std::string readableFunction(const std::string &name);
+
+// The last component of path; realpath(path), or path when that fails; the running program's path
+// (/proc/self/exe), or "" when it cannot be read.
+std::string_view baseName(std::string_view path);
+std::string realPath(const std::string &path);
+std::string executablePath();
 
 // "file:line" with file relative to root when it lies under root, or the base name of the module and the
 // function when there is no line information.

@@ -5,6 +5,7 @@
 
 #include "cuda_call.h"
 #include "cupti_calls.h"
+#include "prefixes.h"
 #include "host_wait.h"
 #include "stack_trace.h"
 #include "sync_debug_mode.h"
@@ -12,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <climits>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -34,12 +34,12 @@ namespace {
 using runtime::CudaCall;
 
 struct RawKey {
-  std::string signal, api, kind, hostMemory, measured;
+  std::string signal, api, blocksHost, kind, hostMemory, measured;
   bool mainThread = true;
   std::vector<uintptr_t> frames; // return addresses, innermost first
   bool operator<(const RawKey &o) const {
-    return std::tie(signal, api, kind, hostMemory, measured, mainThread, frames) <
-           std::tie(o.signal, o.api, o.kind, o.hostMemory, o.measured, o.mainThread, o.frames);
+    return std::tie(signal, api, blocksHost, kind, hostMemory, measured, mainThread, frames) <
+           std::tie(o.signal, o.api, o.blocksHost, o.kind, o.hostMemory, o.measured, o.mainThread, o.frames);
   }
 };
 
@@ -67,12 +67,7 @@ constexpr int kProbesPerStack = 3;
 
 // Whether the call about to run, from the current stack, is still to be measured.
 bool stillToProbe() {
-  runtime::StackTrace stack = runtime::captureStack();
-  uint64_t hash = 1469598103934665603ull; // FNV-1a over the return addresses
-  for (int i = 0; i < stack.size; ++i) {
-    hash ^= stack.frames[i];
-    hash *= 1099511628211ull;
-  }
+  uint64_t hash = runtime::hashFrames(runtime::captureStack());
   static std::mutex mutex;
   static auto *probes = new std::map<uint64_t, int>;
   std::lock_guard<std::mutex> lock(mutex);
@@ -86,11 +81,18 @@ std::string kindOf(const CudaCall &call) {
   return runtime::copyKindName(call.copy);
 }
 
-template <typename Prefixes> bool startsWithAny(std::string_view name, const Prefixes &prefixes) {
-  for (std::string_view prefix : prefixes)
-    if (name.substr(0, prefix.size()) == prefix)
-      return true;
-  return false;
+// The "blocks_host" field of a cupti event: whether the call makes the host wait for the device, by
+// runtime::blocking (CUDA's documentation, corrected by the census' measurements): "true", "false" or "null".
+const char *blocksHostOf(const CudaCall &call) {
+  switch (runtime::blocking(call)) {
+  case runtime::Blocking::Yes:
+    return "true";
+  case runtime::Blocking::No:
+    return "false";
+  case runtime::Blocking::Unknown:
+    break;
+  }
+  return "null";
 }
 
 // The calls the host-wait test measures: copies, frees, allocations and the stream and device synchronizes
@@ -103,12 +105,13 @@ bool isProbedApi(std::string_view name) {
       "cudaHostAlloc",      "cudaHostRegister",   "cudaHostUnregister", "cudaStreamSynchronize",
       "cudaDeviceSynchronize", "cuMemcpy",        "cuMemFree",       "cuCtxSynchronize",
       "cuStreamSynchronize"};
+  using runtime::startsWith;
   bool async = name.find("Async") != std::string_view::npos;
-  if (async && (name.rfind("cudaFree", 0) == 0 || name.rfind("cudaMalloc", 0) == 0))
+  if (async && (startsWith(name, "cudaFree") || startsWith(name, "cudaMalloc")))
     return false;
-  if (async && name.rfind("cu", 0) == 0 && name.rfind("cuda", 0) != 0)
+  if (async && startsWith(name, "cu") && !startsWith(name, "cuda"))
     return false; // asynchronous driver calls
-  return startsWithAny(name, kProbed);
+  return runtime::startsWithAny(name, kProbed);
 }
 
 bool wantsApi(std::string_view name) {
@@ -126,7 +129,7 @@ void onEnter(const CudaCall &call) {
   if (finished.load(std::memory_order_relaxed))
     return;
   if (runtime::isWatchedApi(call.api))
-    recordEvent("cupti", call.api, kindOf(call), runtime::memoryTypeName(call.hostMemory));
+    recordEvent("cupti", call.api, blocksHostOf(call), kindOf(call), runtime::memoryTypeName(call.hostMemory));
   if (!runtime::hostWaitEnabled() || pendingProbe.active || call.nullPointer || !isProbedApi(call.api) ||
       !stillToProbe())
     return;
@@ -146,8 +149,8 @@ void onExit(const CudaCall &call) {
     waited = runtime::hostWaitResult();
   }
   if (waited && !finished.load(std::memory_order_relaxed))
-    recordEvent("host_wait", call.api, kindOf(call), runtime::memoryTypeName(call.hostMemory),
-                *waited ? "waited" : "returned");
+    recordEvent("host_wait", call.api, *waited ? "true" : "false", kindOf(call),
+                runtime::memoryTypeName(call.hostMemory), *waited ? "waited" : "returned");
 }
 
 std::string startCupti() {
@@ -160,7 +163,7 @@ std::string startCupti() {
 
 void onSyncWarning(const char *function) {
   if (!finished.load(std::memory_order_relaxed))
-    recordEvent("sdm", function);
+    recordEvent("sdm", function, "true");
 }
 
 std::string startSyncDebugMode() {
@@ -170,21 +173,7 @@ std::string startSyncDebugMode() {
   return status;
 }
 
-std::string realPath(const std::string &path) {
-  char buffer[PATH_MAX];
-  return realpath(path.c_str(), buffer) ? std::string(buffer) : path;
-}
-
-std::string baseName(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string executablePath() {
-  char buffer[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string();
-}
+std::string baseName(const std::string &path) { return std::string(runtime::baseName(path)); }
 
 // ---- Output ------------------------------------------------------------------------------------------
 
@@ -222,7 +211,7 @@ std::string jsonOrNull(const std::string &s) { return s.empty() ? "null" : jsonS
 struct Attributed {
   std::string file; // relative to the source root; empty when no frame lies in samples/
   int line = 0;
-  std::string signal, api, kind, hostMemory, measured;
+  std::string signal, api, blocksHost, kind, hostMemory, measured;
   bool mainThread = true;
   std::string function, via, stack;
   // Every frame of the stack in a samples/ file, innermost first, as "samples/x.cpp:12": a sync inside a
@@ -230,42 +219,12 @@ struct Attributed {
   std::vector<std::string> sampleFrames;
   bool operator<(const Attributed &o) const {
     // Unattributed events last.
-    return std::make_tuple(file.empty(), file, line, signal, api, kind, hostMemory, measured, !mainThread, via,
-                           function, stack, sampleFrames) <
-           std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.kind, o.hostMemory, o.measured,
-                           !o.mainThread, o.via, o.function, o.stack, o.sampleFrames);
+    return std::make_tuple(file.empty(), file, line, signal, api, blocksHost, kind, hostMemory, measured,
+                           !mainThread, via, function, stack, sampleFrames) <
+           std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.blocksHost, o.kind, o.hostMemory,
+                           o.measured, !o.mainThread, o.via, o.function, o.stack, o.sampleFrames);
   }
 };
-
-// Whether the call makes the host wait for the device (runtime::blocking: CUDA's documentation, corrected by
-// the census' measurements): "true", "false" or "null" (unknown); a host_wait event says what it measured.
-const char *blocksHost(const Attributed &a) {
-  if (a.signal == "host_wait") // measured
-    return a.measured == "waited" ? "true" : "false";
-  if (a.signal == "sdm")
-    return "true";
-  CudaCall call;
-  call.api = a.api.c_str();
-  call.nullPointer = a.kind == "null";
-  static const std::map<std::string, runtime::CopyKind> kinds = {
-      {"HtoD", runtime::CopyKind::HostToDevice}, {"DtoH", runtime::CopyKind::DeviceToHost},
-      {"DtoD", runtime::CopyKind::DeviceToDevice}, {"HtoH", runtime::CopyKind::HostToHost},
-      {"default", runtime::CopyKind::Unknown}};
-  if (auto it = kinds.find(a.kind); it != kinds.end())
-    call.copy = it->second;
-  call.hostMemory = a.hostMemory == "pageable" ? runtime::MemoryType::Pageable
-                    : a.hostMemory == "pinned" ? runtime::MemoryType::Pinned
-                                               : runtime::MemoryType::Unknown;
-  switch (runtime::blocking(call)) {
-  case runtime::Blocking::Yes:
-    return "true";
-  case runtime::Blocking::No:
-    return "false";
-  case runtime::Blocking::Unknown:
-    break;
-  }
-  return "null";
-}
 
 void writeObservations() {
   State &s = state();
@@ -281,9 +240,9 @@ void writeObservations() {
   runtime::ScopedCoreCall own;
 
   const char *rootEnv = std::getenv("TORCH_SYNC_SOURCE_ROOT");
-  std::string root = realPath(rootEnv && *rootEnv ? rootEnv : TORCH_SYNC_SOURCE_ROOT);
+  std::string root = runtime::realPath(rootEnv && *rootEnv ? rootEnv : TORCH_SYNC_SOURCE_ROOT);
   std::string samplesPrefix = root + "/samples/";
-  std::string exe = executablePath();
+  std::string exe = runtime::executablePath();
 
   std::vector<runtime::StackTrace> stacks;
   stacks.reserve(events.size());
@@ -303,6 +262,7 @@ void writeObservations() {
     Attributed a;
     a.signal = key.signal;
     a.api = key.api;
+    a.blocksHost = key.blocksHost;
     a.kind = key.kind;
     a.hostMemory = key.hostMemory;
     a.measured = key.measured;
@@ -372,7 +332,7 @@ void writeObservations() {
                  "%s\n    {\"signal\": %s, \"api\": %s, \"kind\": %s, \"host_memory\": %s, \"blocks_host\": %s, "
                  "\"measured\": %s, \"thread\": %s, ",
                  first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
-                 jsonOrNull(a.hostMemory).c_str(), blocksHost(a), jsonOrNull(a.measured).c_str(), a.mainThread ? "\"main\"" : "\"other\"");
+                 jsonOrNull(a.hostMemory).c_str(), a.blocksHost.c_str(), jsonOrNull(a.measured).c_str(), a.mainThread ? "\"main\"" : "\"other\"");
     if (a.file.empty())
       std::fprintf(out, "\"file\": null, \"line\": null, \"stack\": %s, ", jsonString(a.stack).c_str());
     else {
@@ -404,10 +364,10 @@ __attribute__((constructor)) void startRecorder() {
 
 } // namespace
 
-void recordEvent(const char *signal, const std::string &api, const std::string &kind,
+void recordEvent(const char *signal, const std::string &api, const char *blocksHost, const std::string &kind,
                  const std::string &hostMemory, const std::string &measured) {
   runtime::StackTrace stack = runtime::captureStack();
-  RawKey key{signal, api, kind, hostMemory, measured, syscall(SYS_gettid) == getpid(), {}};
+  RawKey key{signal, api, blocksHost, kind, hostMemory, measured, syscall(SYS_gettid) == getpid(), {}};
   key.frames.assign(stack.frames, stack.frames + stack.size);
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -26,8 +26,9 @@
 namespace torch_sync::recorder {
 
 // Records one event with the current host call stack. Thread-safe; cheap enough for a CUPTI callback.
-// kind, hostMemory and measured (the host-wait test's outcome: "waited" or "returned") may be empty.
-void recordEvent(const char *signal, const std::string &api, const std::string &kind = {},
+// blocksHost is the JSON value of "blocks_host": "true", "false" or "null". kind, hostMemory and measured
+// (the host-wait test's outcome: "waited" or "returned") may be empty.
+void recordEvent(const char *signal, const std::string &api, const char *blocksHost, const std::string &kind = {},
                  const std::string &hostMemory = {}, const std::string &measured = {});
 
 // Writes the observations now (also done at exit); later events are ignored.

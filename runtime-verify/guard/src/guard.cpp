@@ -15,7 +15,6 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
-#include <climits>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -83,13 +82,7 @@ std::uint64_t callerKeyOf(const runtime::StackTrace &stack) {
     ++i;
   while (i < stack.size && isCudaRuntimeModule(reinterpret_cast<const void *>(stack.frames[i])))
     ++i;
-  ++i; // the caller of the CUDA call
-  std::uint64_t hash = 1469598103934665603ull; // FNV-1a
-  for (; i < stack.size; ++i) {
-    hash ^= stack.frames[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
+  return runtime::hashFrames(stack, i + 1); // + 1: past the caller of the CUDA call
 }
 
 void record(ObservedCall observed) {
@@ -208,8 +201,7 @@ const std::string &sourceRoot() {
     const char *env = std::getenv("TORCH_SYNC_SOURCE_ROOT");
     if (!env || !*env)
       return new std::string();
-    char buffer[PATH_MAX];
-    return new std::string(realpath(env, buffer) ? buffer : env);
+    return new std::string(runtime::realPath(env));
   }();
   return *root;
 }
@@ -221,9 +213,7 @@ std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
   records.reserve(seen.size());
   for (const ScopeLedger::Seen &s : seen) {
     const ObservedCall &o = log[s.call];
-    bool copy = !o.call.driver ? std::string_view(o.call.api).rfind("cudaMemcpy", 0) == 0
-                               : std::string_view(o.call.api).rfind("cuMemcpy", 0) == 0;
-    records.push_back(CallRecord{o.call.api, o.blocks, copy, o.call.stream, o.callerKey});
+    records.push_back(CallRecord{o.call.api, o.blocks, runtime::isCopyApi(o.call.api), o.call.stream, o.callerKey});
   }
   std::vector<SyncGroup> groups = groupSyncs(records);
   std::vector<runtime::StackTrace> stacks;

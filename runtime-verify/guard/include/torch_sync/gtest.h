@@ -21,6 +21,11 @@
 
 namespace torch_sync::testing {
 
+// The reason a test is skipped when the guard is blind (status.seesSyncs false).
+inline std::string blindGuardMessage(const GuardStatus &status) {
+  return "torch-sync guard: cannot see device syncs (" + status.reason + ")";
+}
+
 // The outcome of one guarded statement.
 class SyncExpectation {
 public:
@@ -39,7 +44,7 @@ public:
     }
     if (!status.seesSyncs) {
       skipped_ = true;
-      message_ = "torch-sync guard: cannot see device syncs (" + status.reason + "); `" + text + "` not checked";
+      message_ = blindGuardMessage(status) + "; `" + text + "` not checked";
       return;
     }
     SyncCountCheck check = checkSyncCount(syncs, expected, text, warmups);
@@ -66,8 +71,7 @@ public:
   ~ScopedNoDeviceSync() {
     const std::vector<DeviceSync> &syncs = scope_.stop();
     if (!scope_.status().seesSyncs) {
-      GTEST_MESSAGE_AT_(file_, line_, ("torch-sync guard: cannot see device syncs (" + scope_.status().reason + ")").c_str(),
-                        ::testing::TestPartResult::kSkip);
+      GTEST_MESSAGE_AT_(file_, line_, blindGuardMessage(scope_.status()).c_str(), ::testing::TestPartResult::kSkip);
       return;
     }
     SyncCountCheck check = checkSyncCount(syncs, 0, "the guarded scope", 0);
