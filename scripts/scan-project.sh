@@ -75,7 +75,8 @@ die() { echo "scan-project: $*" >&2; exit 2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
-compile_db="" build_dir="" generate=0 tool=plugin checker_build="" llvm=22 checks='-*,torch-sync-*'
+compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" build_checker=0
+cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
 torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
@@ -100,6 +101,12 @@ while [ $# -gt 0 ]; do
     --cuda-path) need "$@"; cuda_path=$2; shift 2 ;;
     --tool) need "$@"; tool=$2; shift 2 ;;
     --checker-build) need "$@"; checker_build=$2; shift 2 ;;
+    --tidy-binary) need "$@"; tidy_binary=$2; shift 2 ;;
+    --build-checker) build_checker=1; shift ;;
+    --cache-dir) need "$@"; cache_dir=$2; shift 2 ;;
+    --cache-max-mb) need "$@"; cache_max_mb=$2; shift 2 ;;
+    --cache-mode) need "$@"; cache_mode=$2; shift 2 ;;
+    --no-cache) no_cache=1; shift ;;
     --llvm) need "$@"; llvm=$2; shift 2 ;;
     --checks) need "$@"; checks=$2; shift 2 ;;
     --check-option) need "$@"; check_options+=("$2"); shift 2 ;;
@@ -130,7 +137,14 @@ checkout=$(cd "$checkout" && pwd -P)
 [[ $runs =~ ^[1-9][0-9]*$ ]] || die "--runs wants a positive number, got '$runs'"
 [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, got '$timeout'"
 [[ $nice =~ ^[0-9]+$ ]] || die "--nice wants a number from 0 to 19, got '$nice'"
+if [ -n "$tidy_binary" ]; then
+  [ "$tool" != plugin ] || die "--tidy-binary names a torch-sync-tidy; it excludes --tool plugin"
+  tool=tidy
+fi
+tool=${tool:-plugin}
 case "$tool" in plugin|tidy) ;; *) die "--tool wants 'plugin' or 'tidy', got '$tool'" ;; esac
+[[ $cache_max_mb =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--cache-max-mb wants a number of megabytes, got '$cache_max_mb'"
+case "$cache_mode" in direct|preprocessed) ;; *) die "--cache-mode wants 'direct' or 'preprocessed', got '$cache_mode'" ;; esac
 for o in "${check_options[@]}"; do [[ $o == ?*=* ]] || die "--check-option wants KEY=VALUE, got '$o'"; done
 [ -n "$compile_db" ] && [ $generate = 1 ] && die "--compile-db and --generate-db exclude each other"
 cuda_torch_include=${cuda_torch_include:-$torch_include}
@@ -146,14 +160,31 @@ case "$outdir/" in "$checkout"/*) die "OUTDIR '$outdir' is inside the checkout; 
 rm -rf "$outdir/db" "$outdir/logs" "$outdir/report.md" "$outdir/report.json"
 mkdir -p "$outdir/db"
 
-# The checker.
-checker_build=${checker_build:-${TORCH_SYNC_BUILD_ROOT:-$repo/build}/llvm-$llvm}
-[[ $checker_build = /* ]] || checker_build=$PWD/$checker_build
-plugin=$checker_build/checker/libTorchSyncChecks.so
-tidy_bin=$checker_build/checker/torch-sync-tidy
-if [ ! -f "$plugin" ] || [ ! -x "$tidy_bin" ]; then
-  echo "scan-project: building torch-sync (LLVM $llvm) into $checker_build" >&2
-  TORCH_SYNC_BUILD_ROOT=$(dirname "$checker_build") "$repo/scripts/build.sh" "$llvm" >&2
+# The checker: only the file that --tool needs.
+if [ -n "$tidy_binary" ]; then
+  [ -e "$tidy_binary" ] || die "--tidy-binary '$tidy_binary' does not exist"
+  [ -f "$tidy_binary" ] && [ -x "$tidy_binary" ] || die "--tidy-binary '$tidy_binary' is not an executable file"
+  tidy_bin=$(cd "$(dirname "$tidy_binary")" && pwd -P)/$(basename "$tidy_binary")
+else
+  checker_build=${checker_build:-${TORCH_SYNC_BUILD_ROOT:-$repo/build}/llvm-$llvm}
+  [[ $checker_build = /* ]] || checker_build=$PWD/$checker_build
+  plugin=$checker_build/checker/libTorchSyncChecks.so
+  tidy_bin=$checker_build/checker/torch-sync-tidy
+  if [ "$tool" = plugin ]; then wanted=$plugin; else wanted=$tidy_bin; fi
+  if [ ! -f "$wanted" ]; then
+    if [ $build_checker = 1 ]; then
+      echo "scan-project: building torch-sync (LLVM $llvm) into $checker_build (--build-checker)" >&2
+      TORCH_SYNC_BUILD_ROOT=$(dirname "$checker_build") "$repo/scripts/build.sh" "$llvm" >&2 ||
+        die "building torch-sync failed (scripts/build.sh $llvm)"
+      [ -f "$wanted" ] || die "scripts/build.sh $llvm did not make $wanted"
+    else
+      msg="no $(basename "$wanted") in $checker_build/checker (--tool $tool). Build it with"
+      msg="$msg 'scripts/build.sh $llvm' in the torch-sync checkout"
+      [ "$checker_build" = "$repo/build/llvm-$llvm" ] ||
+        msg="$msg (TORCH_SYNC_BUILD_ROOT=$(dirname "$checker_build") scripts/build.sh $llvm)"
+      die "$msg, or pass --build-checker to build it now, --checker-build DIR for another build folder, or --tidy-binary PATH for a prebuilt torch-sync-tidy"
+    fi
+  fi
 fi
 if [ "$tool" = plugin ]; then
   command -v "clang-tidy-$llvm" >/dev/null || die "clang-tidy-$llvm not found; run scripts/install-deps.sh $llvm"
@@ -271,4 +302,8 @@ for s in "${extra_args[@]}"; do scan+=("--extra-arg=$s"); done
 for s in "${excludes[@]}"; do scan+=(--exclude "$s"); done
 for s in "${notices[@]}"; do scan+=(--notice "$s"); done
 [ $compare = 1 ] && scan+=(--compare-syntax-only)
+if [ $no_cache = 1 ]; then scan+=(--no-cache)
+else scan+=(--cache-dir "${cache_dir:-${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan}" --cache-max-mb "$cache_max_mb"
+  --cache-mode "$cache_mode")
+fi
 exec python3 "$helper" "${scan[@]}"

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tidy_cache  # noqa: E402
+
 SOURCE_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
 # A translation unit that needs the CUDA flavour of LibTorch and the CUDA headers.
 CUDA_INCLUDE_RE = re.compile(
@@ -222,6 +225,24 @@ def pool_run(jobs, n, nice):
     return results, time.monotonic() - t0
 
 
+def cached_pool_run(cache, tool, jobs, units, n, nice):
+    """pool_run through the cache: results by key are (rc, out, err, seconds, from_cache)."""
+    entries = {e["file"]: e for e in units}
+    results = {}
+    t0 = time.monotonic()
+
+    def one(k, cmd, cwd, to):
+        pre = ["nice", "-n", str(nice)] if nice else []
+        return cache.run(tool, cmd[len(tool):], entries[k],
+                         lambda c: run_one(pre + c, cwd, to), to)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
+        futs = {ex.submit(one, *j): j[0] for j in jobs}
+        for f in concurrent.futures.as_completed(futs):
+            results[futs[f]] = f.result()
+    return results, time.monotonic() - t0
+
+
 def yaml_sq(s):
     return "'" + s.replace("'", "''") + "'"
 
@@ -289,13 +310,32 @@ def cmd_scan(a):
 
     print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
         shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
-    results, wall = pool_run(tidy_jobs(), a.jobs, a.nice)
+    cache = None
+    if not a.no_cache:
+        try:
+            cache = tidy_cache.Cache(a.cache_dir or None, a.cache_max_mb, a.cache_mode, a.clangxx,
+                                     log=lambda m: print("scan-project: cache: " + m, file=sys.stderr))
+            cache.tool_identity(tool)
+        except (RuntimeError, OSError) as e:
+            die("cache: %s (pass --no-cache to scan without it)" % e)
+    if cache:
+        results, wall = cached_pool_run(cache, tool, tidy_jobs(), units, a.jobs, a.nice)
+        evicted, size = cache.trim()
+        print("scan-project: cache %s: %d of %d translation units from the cache%s%s" % (
+            cache.dir, cache.hits, len(units),
+            ", %d damaged entr%s recomputed" % (cache.damaged, "y" if cache.damaged == 1 else "ies")
+            if cache.damaged else "",
+            ", %d entr%s evicted (bound %g MB)" % (evicted, "y" if evicted == 1 else "ies", a.cache_max_mb)
+            if evicted else ""), file=sys.stderr)
+    else:
+        results, wall = pool_run(tidy_jobs(), a.jobs, a.nice)
 
+    cached = {k: v[4] for k, v in results.items() if len(v) > 4}
     logdir = os.path.join(a.out, "logs")
     os.makedirs(logdir, exist_ok=True)
     tus, findings = [], {}
     for i, e in enumerate(units):
-        rc, out, err, secs = results[e["file"]]
+        rc, out, err, secs = results[e["file"]][:4]
         text = out + ("\n" if out and not out.endswith("\n") else "") + err
         diags = parse_output(text)
         errors = [d for d in diags if d["sev"] in ("error", "fatal error")]
@@ -308,7 +348,8 @@ def cmd_scan(a):
             status = "parse-error"
         else:
             status = "ok"
-        tu = {"file": rel(e["file"], root), "status": status, "exit": rc, "seconds": round(secs, 2)}
+        tu = {"file": rel(e["file"], root), "status": status, "exit": rc, "seconds": round(secs, 2),
+              "cached": bool(cached.get(e["file"]))}
         if rc is not None and rc < 0:
             tu["signal"] = -rc
         if status != "ok":
@@ -353,6 +394,7 @@ def cmd_scan(a):
         "timeouts": sum(t["status"] == "timeout" for t in tus),
         "findings": len(flist),
         "scan_wall_seconds": round(wall, 2),
+        "cache_hits": sum(t["cached"] for t in tus),
     }
     report = {
         "project": a.label or os.path.basename(root), "checkout": root, "revision": a.revision or None,
@@ -363,6 +405,9 @@ def cmd_scan(a):
         "translation_units": tus, "findings": flist, "timing": timing,
         "sources_not_in_database": [rel(s, root) for s in missing_sources(root, units, a)],
         "notices": a.notice,
+        "cache": {"dir": cache.dir, "mode": cache.mode, "hits": cache.hits, "misses": cache.misses,
+                  "damaged": cache.damaged, "not_stored": cache.not_stored,
+                  "max_mb": a.cache_max_mb} if cache else None,
     }
     with open(os.path.join(a.out, "report.json"), "w") as fh:
         json.dump(report, fh, indent=1)
@@ -420,6 +465,10 @@ def markdown(r):
     L.append("- checkout: `%s`%s" % (r["checkout"], " at `%s`" % r["revision"] if r["revision"] else ""))
     L.append("- compile database: `%s` (%s)" % (r["compile_database"]["path"], r["compile_database"]["origin"]))
     L.append("- tool: `%s`, checks `%s`, %d jobs" % (" ".join(r["tool"]), r["checks"], r["jobs"]))
+    c = r.get("cache")
+    L.append("- cache: %s" % ("off (--no-cache)" if not c else
+                              "%d of %d translation units from the cache `%s` (%s mode)" % (
+                                  c["hits"], s["translation_units"], c["dir"], c["mode"])))
     for n in r["notices"]:
         L.append("- notice: %s" % n)
     L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
@@ -462,7 +511,8 @@ def markdown(r):
         for n in f["notes"]:
             L.append("    - note `%s:%d:%d`: %s" % (n["file"], n["line"], n["col"], md_escape(n["message"])))
     L += ["", "## Translation units", "", "| file | status | findings | seconds |", "|---|---|---|---|"]
-    L += ["| `%s` | %s | %d | %.1f |" % (x["file"], x["status"], x["findings"], x["seconds"]) for x in r["translation_units"]]
+    L += ["| `%s` | %s | %d | %.1f%s |" % (x["file"], x["status"], x["findings"], x["seconds"],
+                                          " (cached)" if x.get("cached") else "") for x in r["translation_units"]]
     return "\n".join(L) + "\n"
 
 
@@ -509,6 +559,10 @@ def main():
     s.add_argument("--runs", type=int, default=1)
     s.add_argument("--clangxx", default="clang++")
     s.add_argument("--report-missing", action="store_true")
+    s.add_argument("--cache-dir", default="")
+    s.add_argument("--cache-max-mb", type=float, default=512)
+    s.add_argument("--cache-mode", default="direct", choices=("direct", "preprocessed"))
+    s.add_argument("--no-cache", action="store_true")
     a = ap.parse_args()
     if a.cmd == "gendb":
         cmd_gendb(a)
