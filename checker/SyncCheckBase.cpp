@@ -2,6 +2,7 @@
 
 #include "SyncCheckBase.h"
 #include "DeviceValueFlow.h"
+#include "LibraryHeaders.h"
 #include "TorchMatchers.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -30,6 +31,14 @@ constexpr llvm::StringLiteral MeasuredCallId = "torch-sync-measured-call";
 constexpr llvm::StringLiteral DefaultLibTorchHeaderRegex =
     "(^|/)(ATen|c10|caffe2|torch/csrc)/|(^|/)torch/(torch|script|extension|"
     "library|custom_class)\\.h$";
+
+/// Default headers of the other libraries that LibTorch extensions include,
+/// often with -I: pybind11 (torch/extension.h includes it), CUTLASS and
+/// CuTe, CUDA's C++ libraries (thrust, cub, libcu++) and the CUDA toolkit's
+/// own include folder.
+constexpr llvm::StringLiteral DefaultThirdPartyHeaderRegex =
+    "(^|/)(pybind11|cutlass|cute|thrust|cub)/|(^|/)cuda/std/|"
+    "(^|/)cuda(-[0-9.]+)?/(targets/[^/]+/)?include/";
 
 /// Parses "MAJOR.MINOR" (a patch part is ignored) into MAJOR * 100 + MINOR.
 std::optional<unsigned> parseVersion(StringRef Text) {
@@ -68,8 +77,12 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       LoopsOnly(Options.getLocalOrGlobal("LoopsOnly", false)),
       LibTorchHeaderRegex(Options.getLocalOrGlobal(
           "LibTorchHeaderRegex", DefaultLibTorchHeaderRegex)),
+      ThirdPartyHeaderRegex(Options.getLocalOrGlobal(
+          "ThirdPartyHeaderRegex", DefaultThirdPartyHeaderRegex)),
+      SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
       LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
-      LibTorchHeaderPattern(LibTorchHeaderRegex) {
+      LibTorchHeaderPattern(LibTorchHeaderRegex),
+      ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
   if (!LibTorchVersion.empty()) {
     ConfiguredVersion = parseVersion(LibTorchVersion);
     if (!ConfiguredVersion)
@@ -83,6 +96,18 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
     configurationDiag("invalid regular expression '%0' in option "
                       "'LibTorchHeaderRegex': %1")
         << LibTorchHeaderRegex << Error;
+  if (!ThirdPartyHeaderPattern.isValid(Error))
+    configurationDiag("invalid regular expression '%0' in option "
+                      "'ThirdPartyHeaderRegex': %1")
+        << ThirdPartyHeaderRegex << Error;
+}
+
+void SyncCheckBase::registerPPCallbacks(const SourceManager &SM,
+                                        Preprocessor *PP,
+                                        Preprocessor *ModuleExpanderPP) {
+  this->PP = PP;
+  if (SkipLibraryHeaders)
+    markLibraryHeadersAsSystem(*PP, {LibTorchHeaderRegex, ThirdPartyHeaderRegex});
 }
 
 std::vector<llvm::Regex> SyncCheckBase::parseRegexList(StringRef OptionName,
@@ -107,6 +132,8 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ProjectDatasetsOnCPU", ProjectDatasetsOnCPU);
   Options.store(Opts, "LoopsOnly", LoopsOnly);
   Options.store(Opts, "LibTorchHeaderRegex", LibTorchHeaderRegex);
+  Options.store(Opts, "ThirdPartyHeaderRegex", ThirdPartyHeaderRegex);
+  Options.store(Opts, "SkipLibraryHeaders", SkipLibraryHeaders);
   Options.store(Opts, "LibTorchVersion", LibTorchVersion);
 }
 
@@ -185,8 +212,11 @@ bool SyncCheckBase::isInLibraryHeader(SourceLocation Loc,
   if (SM.isWrittenInMainFile(Expansion))
     return false;
   StringRef File = SM.getFilename(Expansion);
-  return !File.empty() && LibTorchHeaderPattern.isValid() &&
-         LibTorchHeaderPattern.match(File);
+  if (File.empty())
+    return false;
+  return (LibTorchHeaderPattern.isValid() && LibTorchHeaderPattern.match(File)) ||
+         (ThirdPartyHeaderPattern.isValid() &&
+          ThirdPartyHeaderPattern.match(File));
 }
 
 bool SyncCheckBase::isIntendedFunction(const FunctionDecl &Function) const {

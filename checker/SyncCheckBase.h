@@ -37,6 +37,10 @@ public:
   ///                          torch::data datasets to be on the CPU
   ///   LoopsOnly              report only syncs inside loop bodies
   ///   LibTorchHeaderRegex    paths of LibTorch headers, never reported in
+  ///   ThirdPartyHeaderRegex  paths of other libraries' headers (pybind11,
+  ///                          CUDA's), never reported in
+  ///   SkipLibraryHeaders     parse the headers of both as system headers,
+  ///                          so that no matcher runs inside them
   ///   LibTorchVersion        "MAJOR.MINOR" to apply rules for, or "" for
   ///                          the version the parsed headers define
   SyncCheckBase(StringRef Name, ClangTidyContext *Context);
@@ -51,10 +55,11 @@ public:
     return TK_AsIs;
   }
   void onStartOfTranslationUnit() override;
+  /// Keeps \p PP, and with SkipLibraryHeaders marks the headers that match
+  /// LibTorchHeaderRegex or ThirdPartyHeaderRegex as system headers
+  /// (markLibraryHeadersAsSystem).
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
-                           Preprocessor *ModuleExpanderPP) override {
-    this->PP = PP;
-  }
+                           Preprocessor *ModuleExpanderPP) override;
 
   /// Registers the loop and lambda matchers that locate loop bodies, then the
   /// check's own matchers (registerSyncMatchers).
@@ -127,7 +132,8 @@ protected:
   SourceLocation callLocation(const Expr &Call, const SourceManager &SM) const;
 
   /// Whether \p Loc (its expansion) is in a system header or in a file that
-  /// LibTorchHeaderRegex matches; the main file never is.
+  /// LibTorchHeaderRegex or ThirdPartyHeaderRegex matches; the main file
+  /// never is.
   bool isInLibraryHeader(SourceLocation Loc, const SourceManager &SM) const;
 
   /// Registers the calls of the ATen overloads that the census measured to
@@ -166,12 +172,15 @@ private:
   const bool ProjectDatasetsOnCPU;
   const bool LoopsOnly;
   const std::string LibTorchHeaderRegex;
+  const std::string ThirdPartyHeaderRegex;
+  const bool SkipLibraryHeaders;
   const std::string LibTorchVersion;
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;
+  llvm::Regex ThirdPartyHeaderPattern;
   llvm::DenseSet<unsigned> ReportedLocations;
   std::vector<FileRange> LoopRanges;
   std::vector<FileRange> LambdaRanges;
