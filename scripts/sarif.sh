@@ -18,6 +18,11 @@
 #                       on PATH, else torch-sync's own build/llvm-22/checker/torch-sync-tidy);
 #                       a stock clang-tidy-N works with '-- -load=.../libTorchSyncChecks.so'
 #   -j, --jobs N        files analysed at a time (default: the number of cores)
+#   --baseline OLD      compare with the SARIF log OLD (e.g. the main branch's) through
+#                       scripts/sarif-baseline.py: each result of the log written gets
+#                       baselineState 'new' or 'unchanged', the new findings are printed on
+#                       stderr, and the exit status is 1 when some finding is new
+#   --absent            with --baseline, also add OLD's findings that are gone, as 'absent'
 #   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
 #                       --header-filter=REGEX; without a -checks/--checks argument the checks
 #                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
@@ -25,8 +30,9 @@
 #
 # clang-tidy's diagnostics are printed on stderr as usual. Exit status: 0 when every file was
 # analysed; 1 when clang-tidy failed on some file (a compiler error, or a finding promoted to
-# an error by WarningsAsErrors), the SARIF log being written all the same; 2 on a usage error
-# or bad input (no compilation database, no clang-tidy, a conversion error).
+# an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
+# being written all the same; 2 on a usage error or bad input (no compilation database, no
+# clang-tidy, a conversion error, a baseline that is not a torch-sync SARIF log).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,6 +41,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
 build="" output=torch-sync.sarif srcroot=. docs_url="" tidy=${TORCH_SYNC_TIDY:-} jobs=$(nproc)
+baseline="" absent=0
 files=() tidy_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,6 +58,9 @@ while [ $# -gt 0 ]; do
     -j|--jobs) need "$@"; jobs=$2; shift 2 ;;
     -j?*) jobs=${1#-j}; shift ;;
     --jobs=*) jobs=${1#--jobs=}; shift ;;
+    --baseline) need "$@"; baseline=$2; shift 2 ;;
+    --baseline=*) baseline=${1#--baseline=}; shift ;;
+    --absent) absent=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tidy_args=("$@"); break ;;
     -*) die "unknown option '$1' (see --help); clang-tidy's own options go after '--'" ;;
@@ -66,6 +76,8 @@ build=$(cd "$(dirname "$db")" && pwd)
 [ -d "$srcroot" ] || die "--srcroot '$srcroot' is not a folder"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, got '$jobs'"
 command -v python3 >/dev/null || die "python3 not found"
+[ -z "$baseline" ] || [ -f "$baseline" ] || die "--baseline '$baseline': no such file"
+[ $absent = 0 ] || [ -n "$baseline" ] || die "--absent needs --baseline OLD"
 
 have_checks=0
 for a in "${tidy_args[@]}"; do
@@ -139,12 +151,32 @@ for i in "${!files[@]}"; do
   [ "$rc" = 0 ] || failed+=("${files[$i]} (exit $rc)")
 done
 
-convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$output")
+converted=$output
+[ -z "$baseline" ] || converted=$tmp/log.sarif
+convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$converted")
 [ -n "$docs_url" ] && convert+=(--docs-url "$docs_url")
 "${convert[@]}" || exit 2
+
+new_findings=0
+if [ -n "$baseline" ]; then
+  compare=(python3 "$repo/scripts/sarif-baseline.py" --baseline "$baseline" "$converted")
+  [ $absent = 0 ] || compare+=(--absent)
+  rc=0
+  if [ "$output" = - ]; then
+    "${compare[@]}" -o - || rc=$?
+  else
+    "${compare[@]}" -o "$output" >&2 || rc=$?
+  fi
+  case $rc in
+    0) ;;
+    1) new_findings=1 ;;
+    *) exit 2 ;;
+  esac
+fi
 
 if [ ${#failed[@]} -gt 0 ]; then
   echo "sarif: clang-tidy failed on ${#failed[@]} file(s):" >&2
   printf '  %s\n' "${failed[@]}" >&2
   exit 1
 fi
+[ $new_findings = 0 ] || exit 1

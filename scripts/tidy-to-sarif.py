@@ -21,8 +21,13 @@ Each diagnostic becomes a result, sorted by file, position and check: ruleId (th
 name), level (warning, error, or note for a remark), message, a location (artifactLocation and
 region startLine/startColumn, columns counted in Unicode code points), its notes as
 relatedLocations and its fix-its as fixes. Each check becomes a rule in tool.driver.rules.
-Sources are read only, to turn clang-tidy's byte offsets into lines and columns; nothing is
-written but the SARIF file.
+Each result gets partialFingerprints that survive line moves: "torchSync/v1" (a hash of the
+check, the file's path, the flagged line's text with whitespace collapsed and the occurrence
+among results that share these; scripts/sarif-baseline.py matches on it) and, for files below
+the source root that are UTF-8, GitHub's "primaryLocationLineHash" computed as GitHub's
+upload-sarif does (see docs/ci.md, "Only new findings").
+Sources are read only, to turn clang-tidy's byte offsets into lines and columns and to hash
+the flagged lines; nothing is written but the SARIF file.
 
 clang-tidy's YAML is read with PyYAML (Debian: python3-yaml, installed by
 scripts/install-deps.sh); a file it cannot read is rejected with its line number.
@@ -31,6 +36,7 @@ Exit status: 0 when the SARIF log was written, 2 on bad input (a clear message o
 """
 
 import argparse
+import hashlib
 import json
 import os
 import pathlib
@@ -48,6 +54,7 @@ SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sche
 SRCROOT = "%SRCROOT%"
 LEVELS = {"warning": "warning", "error": "error", "remark": "note"}
 CLANG_TIDY_DOCS = "https://clang.llvm.org/extra/clang-tidy/checks/"
+FINGERPRINT_KEY = "torchSync/v1"
 
 
 class InputError(Exception):
@@ -173,6 +180,7 @@ class _Sources:
 
     def __init__(self):
         self.cache = {}
+        self.line_hashes = {}
 
     def line_column(self, path, offset):
         if path not in self.cache:
@@ -199,6 +207,101 @@ class _Sources:
         prefix = data[starts[lo]:offset].decode("utf-8", errors="replace")
         return lo + 1, len(prefix) + 1
 
+    def line_text(self, path, line):
+        """The text of a 1-based line (read by line_column before), without its line end."""
+        data, starts = self.cache[path]
+        end = starts[line] if line < len(starts) else len(data)
+        return data[starts[line - 1]:end].decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def github_line_hash(self, path, line):
+        """GitHub's primaryLocationLineHash of a line, or None when the file is not UTF-8."""
+        if path not in self.line_hashes:
+            data, _ = self.cache[path]
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            self.line_hashes[path] = github_line_hashes(text) if text is not None else None
+        hashes = self.line_hashes[path]
+        return hashes.get(line) if hashes is not None else None
+
+
+def github_line_hashes(text):
+    """{line: hash} for every line of text, as GitHub's upload-sarif computes
+    partialFingerprints.primaryLocationLineHash (codeql-action, src/fingerprints.ts).
+
+    Spaces and tabs are dropped, and CR LF and lone CR become LF. A line's hash is a
+    polynomial rolling hash (base 37, modulo 2**64) of the 100 characters (UTF-16 code units,
+    as JavaScript counts them) that follow the line's start in that stream, which ends with
+    the value 65535 and then zeros; it is written in lower-case hex without leading zeros,
+    followed by ':' and how many lines of the file so far have had the same hash."""
+    block, base, mask = 100, 37, (1 << 64) - 1
+    first_mod = pow(base, block, 1 << 64)
+    units = []
+    for ch in text:
+        o = ord(ch)
+        if o > 0xFFFF:  # a UTF-16 surrogate pair, as String.charCodeAt sees it
+            o -= 0x10000
+            units.append(0xD800 + (o >> 10))
+            units.append(0xDC00 + (o & 0x3FF))
+        else:
+            units.append(o)
+    units.append(65535)
+
+    window = [0] * block
+    line_numbers = [-1] * block
+    state = {"hash": 0, "index": 0}
+    counts = {}
+    hashes = {}
+
+    def output():
+        value = "%x" % state["hash"]
+        counts[value] = counts.get(value, 0) + 1
+        hashes[line_numbers[state["index"]]] = "%s:%d" % (value, counts[value])
+        line_numbers[state["index"]] = -1
+
+    def update(current):
+        i = state["index"]
+        begin = window[i]
+        window[i] = current
+        state["hash"] = (base * state["hash"] + current - first_mod * begin) & mask
+        state["index"] = (i + 1) % block
+
+    line_number, line_start, prev_cr = 0, True, False
+    for current in units:
+        if current in (0x20, 0x09) or (prev_cr and current == 0x0A):
+            prev_cr = False
+            continue
+        if current == 0x0D:
+            current, prev_cr = 0x0A, True
+        else:
+            prev_cr = False
+        if line_numbers[state["index"]] != -1:
+            output()
+        if line_start:
+            line_start = False
+            line_number += 1
+            line_numbers[state["index"]] = line_number
+        if current == 0x0A:
+            line_start = True
+        update(current)
+    for _ in range(block):
+        if line_numbers[state["index"]] != -1:
+            output()
+        update(0)
+    return hashes
+
+
+def normalized(text):
+    """Text with runs of whitespace collapsed into one space, and none at either end."""
+    return " ".join(text.split())
+
+
+def torch_sync_fingerprint(rule, path, line_text, occurrence):
+    """The torchSync/v1 partial fingerprint: see docs/ci.md, "Only new findings"."""
+    key = json.dumps([rule, path, normalized(line_text), occurrence], ensure_ascii=False)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+
 
 class SarifWriter:
     def __init__(self, srcroot, docs_url, docs_dir, tool_name):
@@ -220,6 +323,29 @@ class SarifWriter:
         line, column = self.sources.line_column(loc.path, loc.offset)
         return {"artifactLocation": self.artifact_location(loc.path),
                 "region": {"startLine": line, "startColumn": column}}
+
+    def fingerprint(self, results):
+        """Sets partialFingerprints on each (result, location), in the results' order: our
+        torchSync/v1 key, and GitHub's primaryLocationLineHash for a file below the source
+        root that is UTF-8 (what GitHub's upload-sarif would compute for it)."""
+        occurrences = {}
+        for result, loc in results:
+            path, text, line = "", "", None
+            if loc:
+                artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+                path = urllib.parse.unquote(artifact["uri"])
+                line = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+                text = self.sources.line_text(loc.path, line)
+            key = (result["ruleId"], path, normalized(text))
+            occurrence = occurrences.get(key, 0)
+            occurrences[key] = occurrence + 1
+            prints = {FINGERPRINT_KEY: torch_sync_fingerprint(result["ruleId"], path, text,
+                                                              occurrence)}
+            if loc and "uriBaseId" in artifact:
+                line_hash = self.sources.github_line_hash(loc.path, line)
+                if line_hash:
+                    prints["primaryLocationLineHash"] = line_hash
+            result["partialFingerprints"] = prints
 
     def rule(self, rule_id):
         rule = {"id": rule_id}
@@ -248,6 +374,7 @@ class SarifWriter:
         rules = []
         rule_index = {}
         duplicates = 0
+        fingerprinted = []
         # Sorted by file, position and check, whatever order the translation units ran in.
         diags = sorted(diags, key=lambda d: (
             (d["location"].path, d["location"].offset) if d["location"] else ("", -1),
@@ -267,6 +394,7 @@ class SarifWriter:
                       "level": d["level"], "message": {"text": d["message"]}}
             if loc:
                 result["locations"] = [{"physicalLocation": self.physical_location(loc)}]
+            fingerprinted.append((result, loc))
             related = []
             for text, nloc in d["notes"]:
                 entry = {"id": len(related) + 1}
@@ -287,6 +415,7 @@ class SarifWriter:
                 result["fixes"] = [{"description": {"text": "clang-tidy fix-it"},
                                     "artifactChanges": list(changes.values())}]
             results.append(result)
+        self.fingerprint(fingerprinted)
         driver = {"name": self.tool_name}
         if self.docs_url:
             driver["informationUri"] = self.docs_url + "README.md"
