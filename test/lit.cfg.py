@@ -63,6 +63,21 @@ config.substitutions.append(("%source_root", config.torch_sync_source_root))
 config.substitutions.append(("%clangxx", config.clangxx))
 
 config.available_features.add("llvm-" + config.llvm_version_major)
+config.substitutions.append(("%llvm_major", config.llvm_version_major))
+# The LLVM release of this build, for tests that configure torch-sync with CMake.
+config.substitutions.append(("%llvm_dir", config.llvm_dir))
+config.substitutions.append(("%clang_dir", config.clang_dir))
+config.substitutions.append(("%cmake", config.cmake))
+
+# torch-sync-clangd, built where clangd's libraries are installed. Where CMake skipped it, its
+# tests are not skipped: they fail on the missing program, and lit says why it is missing.
+if config.torch_sync_clangd:
+    config.available_features.add("torch-sync-clangd")
+    config.substitutions.append(("%torch_sync_clangd", config.torch_sync_clangd))
+else:
+    lit_config.warning("torch-sync-clangd was not built (%s); the tests that run it fail"
+                       % (config.torch_sync_clangd_missing or "CMake skipped it"))
+    config.substitutions.append(("%torch_sync_clangd", config.torch_sync_clangd_expected))
 if config.other_clang_tidy:
     config.available_features.add("other-clang-tidy")
     config.substitutions.append(("%other_clang_tidy", config.other_clang_tidy))

@@ -1,0 +1,5 @@
+#include <ATen/core/Tensor.h>
+
+at::Tensor first(const at::Tensor &t) {
+  return t.clone();
+}
