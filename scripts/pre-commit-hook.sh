@@ -1,39 +1,55 @@
 #!/usr/bin/env bash
 # The entry of the 'torch-sync' pre-commit hook (.pre-commit-hooks.yaml): runs torch-sync-tidy
-# on the C++ and CUDA sources among the files it is given and fails when the torch-sync checks
-# report anything. Only reads the files (no fix-its are applied).
+# on the C++ and CUDA sources among the files it is given, and on the sources that include the
+# headers among them, and fails when the torch-sync checks report anything. Only reads the
+# files (no fix-its are applied).
 #
-# Usage: scripts/pre-commit-hook.sh [-p BUILD_DIR] [--tidy PROGRAM] [CLANG_TIDY_OPTION...] FILE...
+# Usage: scripts/pre-commit-hook.sh [-p BUILD_DIR] [--tidy PROGRAM] [--scan-deps PROGRAM]
+#                                   [CLANG_TIDY_OPTION...] FILE...
 #
-#   FILE...            files to check; sources (.cpp .cc .cxx .c++ .cu) are analysed, anything
-#                      else (headers included: they are analysed through the sources that
-#                      include them) is skipped
+#   FILE...            files to check: sources (.cpp .cc .cxx .c++ .cu) are analysed; for
+#                      headers (.h .hh .hpp .hxx .h++ .cuh .inl .ipp .tpp), the sources of the
+#                      compilation database that include them are analysed, with a header
+#                      filter that reports findings in those headers too (a header that no
+#                      source includes is named on stderr and passes); other files are skipped
 #   -p BUILD_DIR       the folder of the project's compile_commands.json (default: build/ if it
 #                      holds one, else the current folder)
 #   --tidy PROGRAM     the clang-tidy to run (default: $TORCH_SYNC_TIDY, else torch-sync-tidy on
 #                      PATH); a stock clang-tidy-N works with -load=.../libTorchSyncChecks.so
+#   --scan-deps PROGRAM
+#                      the clang-scan-deps that finds the sources including a header (default:
+#                      $TORCH_SYNC_SCAN_DEPS, else clang-scan-deps on PATH, else the newest
+#                      clang-scan-deps-N on PATH; Debian's clang-N package has it); needed only
+#                      when headers are given
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
 #                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
-#                      the checks are '-*,torch-sync-*'
+#                      the checks are '-*,torch-sync-*'. When headers are given, the header
+#                      filter is the changed headers, and REGEX too if --header-filter=REGEX
+#                      is given (it replaces a config file's HeaderFilterRegex for that run)
 #
 # Exit status (pre-commit's convention): 0 when no finding, 1 when a check reported something
 # or clang-tidy failed on a file (e.g. a compiler error), 2 on a usage or setup error (no
-# compilation database, no clang-tidy).
+# compilation database, no clang-tidy, no clang-scan-deps when a header is given).
 set -uo pipefail
 
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
-build="" tidy=${TORCH_SYNC_TIDY:-} args=() files=() have_checks=0
+build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter=""
+args=() files=() have_checks=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -p|--build-path) [ $# -ge 2 ] || die "$1 needs a folder"; build=$2; shift 2 ;;
     -p=*|--build-path=*) build=${1#*=}; shift ;;
     --tidy) [ $# -ge 2 ] || die "--tidy needs a program"; tidy=$2; shift 2 ;;
     --tidy=*) tidy=${1#--tidy=}; shift ;;
+    --scan-deps) [ $# -ge 2 ] || die "--scan-deps needs a program"; scan_deps=$2; shift 2 ;;
+    --scan-deps=*) scan_deps=${1#--scan-deps=}; shift ;;
     -fix|--fix|-fix=*|--fix=*|-fix-errors*|--fix-errors*|-fix-notes*|--fix-notes*)
       die "'$1' would edit the files; the hook only checks them" ;;
     -checks=*|--checks=*) have_checks=1; args+=("$1"); shift ;;
     -checks|--checks) die "give the checks as $1=GLOBS" ;;
+    -header-filter=*|--header-filter=*) header_filter=${1#*=}; shift ;;
+    -header-filter|--header-filter) die "give the header filter as $1=REGEX" ;;
     --) shift; files+=("$@"); break ;;
     -*) args+=("$1"); shift ;;
     *) files+=("$1"); shift ;;
@@ -41,13 +57,14 @@ while [ $# -gt 0 ]; do
 done
 [ $have_checks = 1 ] || args=(--checks='-*,torch-sync-*' "${args[@]}")
 
-sources=()
+sources=() headers=()
 for f in "${files[@]}"; do
   case "$f" in
     *.cpp|*.cc|*.cxx|*.c++|*.cu) sources+=("$f") ;;
+    *.h|*.hh|*.hpp|*.hxx|*.h++|*.cuh|*.inl|*.ipp|*.tpp) headers+=("$f") ;;
   esac
 done
-[ ${#sources[@]} -gt 0 ] || exit 0
+[ ${#sources[@]} -gt 0 ] || [ ${#headers[@]} -gt 0 ] || exit 0
 
 if [ -z "$build" ]; then
   if [ -f build/compile_commands.json ]; then build=build; else build=.; fi
@@ -62,12 +79,130 @@ if [ -z "$tidy" ]; then
 fi
 command -v "$tidy" >/dev/null || die "clang-tidy program '$tidy' not found"
 
+# Headers: the sources of the compilation database that include them, found by clang-scan-deps
+# (every entry preprocessed with its own flags; nothing is cached), are analysed, and the
+# header filter covers the headers. The Python part prints those sources, one a line, then
+# the --header-filter option.
+if [ ${#headers[@]} -gt 0 ]; then
+  if [ -z "$scan_deps" ]; then
+    if command -v clang-scan-deps >/dev/null; then
+      scan_deps=clang-scan-deps
+    else
+      scan_deps=$(compgen -c clang-scan-deps- | grep -E '^clang-scan-deps-[0-9]+$' |
+        sort -t- -k4,4n | tail -1)
+    fi
+    [ -n "$scan_deps" ] ||
+      die "a header is among the files, and clang-scan-deps (which finds the sources that include it) is not on PATH; install it (Debian: the clang-N package has clang-scan-deps-N), or give it with args: [--scan-deps=PATH] or TORCH_SYNC_SCAN_DEPS"
+  fi
+  command -v "$scan_deps" >/dev/null || die "clang-scan-deps program '$scan_deps' not found"
+  command -v python3 >/dev/null || die "python3 not found (it reads the compilation database)"
+  includers=$(python3 - "$scan_deps" "$build/compile_commands.json" "$header_filter" \
+    "${headers[@]}" <<'PYTHON'
+import json, os, re, subprocess, sys
+
+scan, db, user_filter, headers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+me = "torch-sync pre-commit"
+try:
+    with open(db, encoding="utf-8") as f:
+        entries = json.load(f)
+except (OSError, ValueError) as e:
+    sys.exit("%s: error: cannot read the compilation database '%s': %s" % (me, db, e))
+if not isinstance(entries, list):
+    sys.exit("%s: error: '%s' is not a compilation database (a JSON list)" % (me, db))
+sources = {}
+for e in entries:
+    if isinstance(e, dict) and isinstance(e.get("file"), str):
+        path = os.path.join(e.get("directory") or "", e["file"])
+        sources.setdefault(os.path.realpath(path), path)
+
+wanted = {os.path.realpath(h): h for h in headers}
+found = {h: ([h] if h in sources else []) for h in wanted}  # a header may be an entry itself
+try:
+    proc = subprocess.run([scan, "-compilation-database=" + db, "-format=make"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          errors="replace")
+except OSError as e:
+    sys.exit("%s: error: cannot run '%s': %s" % (me, scan, e))
+scanned = set()
+# Make rules "TARGET: SOURCE DEP...", continued with backslash-newline; in a name, clang
+# writes a space as '\ ', '#' as '\#' and '$' as '$$'.
+for rule in proc.stdout.replace("\\\n", " ").splitlines():
+    m = re.match(r"(?:\\.|[^\\:])*:(?:\s+|$)(.*)$", rule)
+    if not m:
+        continue
+    deps = [re.sub(r"\\(.)", r"\1", t).replace("$$", "$")
+            for t in re.findall(r"(?:\\.|[^\s\\])+", m.group(1))]
+    if not deps:
+        continue
+    source = os.path.realpath(deps[0])
+    scanned.add(source)
+    for d in deps[1:]:
+        real = os.path.realpath(d)
+        if real in found and source not in found[real]:
+            found[real].append(source)
+missed = sorted(p for p in sources if p not in scanned)
+if missed:
+    sys.stderr.write(proc.stderr)
+    print("%s: warning: %s could not be scanned for includes; the headers they include are "
+          "not checked through them" % (me, ", ".join(sources[p] for p in missed)),
+          file=sys.stderr)
+
+
+def escape(text):  # for clang-tidy's header filter, an extended regular expression
+    return re.sub(r"([.\[\]()*+?{}|^$\\])", r"\\\1", text)
+
+
+patterns = []
+for real, given in sorted(wanted.items()):
+    if not found[real]:
+        print("%s: %s is included by no source of the compilation database %s; not checked"
+              % (me, given, db), file=sys.stderr)
+        continue
+    # Matched against the header's path as clang spells it (absolute, or relative to the
+    # entry's folder): its path below the current folder (the repository's root), at the end.
+    rel = os.path.relpath(real)
+    if rel.startswith(os.pardir):
+        rel = real
+    patterns.append("(^|/)" + escape(rel.replace(os.sep, "/")) + "$")
+    for source in found[real]:
+        print(sources.get(source, source))
+if patterns:
+    print("--header-filter=" + "|".join(([user_filter] if user_filter else []) + patterns))
+PYTHON
+  ) || exit 2
+  if [ -n "$includers" ]; then
+    while IFS= read -r line; do
+      case "$line" in
+        --header-filter=*) header_filter=${line#--header-filter=} ;;
+        *) sources+=("$line") ;;
+      esac
+    done <<<"$includers"
+  fi
+  [ ${#sources[@]} -gt 0 ] || exit 0
+fi
+[ -z "$header_filter" ] || args+=("--header-filter=$header_filter")
+
+# A source that is given and also includes a given header is analysed once.
+if [ ${#headers[@]} -gt 0 ]; then
+  declare -A seen=()
+  unique=()
+  for f in "${sources[@]}"; do
+    real=$(realpath -m -- "$f")
+    [ -z "${seen[$real]:-}" ] || continue
+    seen[$real]=1
+    unique+=("$f")
+  done
+  sources=("${unique[@]}")
+fi
+
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$tidy" --quiet "${args[@]}" -p "$build" "${sources[@]}" >"$out" 2>&1
 rc=$?
 cat "$out"
-findings=$(grep -cE '^.+:[0-9]+:[0-9]+: (warning|error): .* \[[A-Za-z0-9_.,-]+\]$' "$out")
+# A finding in a header that several sources include is printed for each: counted once.
+findings=$(grep -E '^.+:[0-9]+:[0-9]+: (warning|error): .* \[[A-Za-z0-9_.,-]+\]$' "$out" |
+  sort -u | wc -l)
 if [ "$rc" -ne 0 ] || [ "$findings" -gt 0 ]; then
   echo "torch-sync: ${findings} finding(s) in ${#sources[@]} file(s)$([ "$rc" -ne 0 ] && echo "; clang-tidy exited with $rc")" >&2
   exit 1

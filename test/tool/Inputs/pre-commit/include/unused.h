@@ -1,0 +1,3 @@
+#pragma once
+
+inline int unused() { return 1; }
