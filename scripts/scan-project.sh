@@ -196,22 +196,38 @@ fi
 eval "$tool_cmd" -checks='-*,torch-sync-*' -list-checks 2>/dev/null | grep -q torch-sync-item ||
   die "$tool_cmd registers no torch-sync check; rebuild it (scripts/build.sh $llvm)"
 
-notices=()
-gendb() {  # gendb OUT ROOT_SUBDIR
-  local args=(gendb --root "$checkout" --out "$1" --std "$std" --flags="$flags"
-    --compiler "clang++-$llvm" --torch-include "$torch_include"
+notices=() notices_file=$outdir/db/notices.txt
+python_include=""
+if [ -n "$torch_extension" ]; then
+  # torch/extension.h includes <Python.h> and <pybind11/pybind11.h>: Python's include folder,
+  # and pybind11's (Debian's pybind11-dev puts it in /usr/include, already searched; a pip
+  # pybind11 says where its headers are).
+  python_include=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  [ -f "$python_include/Python.h" ] ||
+    die "--torch-extension: no Python.h in $python_include; install Python's headers (Debian: apt-get install python3-dev)"
+  pybind11_include=$(python3 -c 'import pybind11; print(pybind11.get_include())' 2>/dev/null || true)
+  if [ -z "$pybind11_include" ] || [ ! -f "$pybind11_include/pybind11/pybind11.h" ]; then
+    pybind11_include=""
+    echo '#include <pybind11/pybind11.h>' | "clang++-$llvm" -std="$std" -x c++ -E -M -MG - 2>/dev/null |
+      grep -q '/pybind11/pybind11\.h' ||
+      die "--torch-extension: pybind11's headers were not found (torch/extension.h includes <pybind11/pybind11.h>); install them (Debian: apt-get install pybind11-dev, or pip install pybind11)"
+  fi
+fi
+gendb() {  # gendb OUT ROOT_SUBDIR [cudafix]: generate, or fix the CUDA units of a CMake database
+  local args=(gendb --root "$checkout" --out "$1" --under "$2")
+  [ "${3:-}" = cudafix ] && args=(cudafix --root "$checkout" --db "$1")
+  args+=(--std "$std" --flags="$flags"
+    --compiler "clang++-$llvm" --torch-include "$torch_include" --notices "$notices_file"
     --cuda-torch-include "$cuda_torch_include" --cuda-path "$cuda_path")
   local s
-  if [ ${#sources[@]} -gt 0 ]; then for s in "${sources[@]}"; do args+=(--sources "$s"); done
-  else args+=(--under "$2")
+  if [ ${#sources[@]} -gt 0 ] && [ "${3:-}" != cudafix ]; then
+    for s in "${sources[@]}"; do args+=(--sources "$s"); done
   fi
   for s in "${excludes[@]}"; do args+=(--exclude "$s"); done
   for s in "${includes[@]}"; do args+=(--include "$s"); done
   for s in "${defines[@]}"; do args+=(--define "$s"); done
-  if [ -n "$torch_extension" ]; then
-    args+=(--torch-extension "$torch_extension"
-      --python-include "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')")
-  fi
+  [ -n "${pybind11_include:-}" ] && args+=(--include "$pybind11_include")
+  [ -n "$torch_extension" ] && args+=(--torch-extension "$torch_extension" --python-include "$python_include")
   python3 "$helper" "${args[@]}"
 }
 
@@ -248,6 +264,7 @@ else
     configure "$checkout" "$build_dir" ||
       die "CMake could not configure $checkout into $build_dir (see $build_dir/configure.log); pass --generate-db to generate the database from flags"
     cp "$build_dir/compile_commands.json" "$db"; origin="CMake, configured into $build_dir"
+    gendb "$db" . cudafix
   else
     projects=()
     if [ ${#cmake_sources[@]} -gt 0 ]; then
@@ -281,6 +298,7 @@ else
     done
     [ ${#parts[@]} -gt 0 ] || die "no compilation database could be configured or generated for $checkout"
     python3 "$helper" merge --out "$db" "${parts[@]}"
+    gendb "$db" . cudafix
     origin="CMake ($n_cmake project(s) configured under $outdir/cmake-build)"
     [ $n_gen = 0 ] || origin="$origin; generated from flags for $n_gen project(s) that did not configure"
   fi
@@ -291,6 +309,9 @@ else
   fi
 fi
 
+if [ -f "$notices_file" ]; then
+  while IFS= read -r s; do [ -n "$s" ] && notices+=("$s"); done <"$notices_file"
+fi
 if [ -z "$revision" ] && git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1; then
   revision=$(git -C "$checkout" rev-parse HEAD 2>/dev/null || true)
 fi

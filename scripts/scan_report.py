@@ -67,14 +67,73 @@ def find_sources(root, patterns, excludes, under="."):
     return out
 
 
-def needs_cuda(path):
-    if path.endswith((".cu", ".cuh")):
-        return True
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return bool(CUDA_INCLUDE_RE.search(fh.read()))
-    except OSError:
-        return False
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+_includes_memo = {}
+
+
+def file_includes(path):
+    """(quoted, name) of each #include of a file, and whether it includes a CUDA header."""
+    if path not in _includes_memo:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            text = ""
+        _includes_memo[path] = ([(m.group(1) == '"', m.group(2).strip()) for m in INCLUDE_RE.finditer(text)],
+                                bool(CUDA_INCLUDE_RE.search(text)))
+    return _includes_memo[path]
+
+
+def needs_cuda(path, root=None, include_dirs=()):
+    """Whether a translation unit needs CUDA: a .cu/.cuh file, or one that includes a CUDA header
+    itself or through the project's own headers (#include "..." resolved beside the includer and
+    in include_dirs, <...> in include_dirs; only files under root are followed)."""
+    root = os.path.abspath(root) + os.sep if root else None
+    seen, todo = set(), [os.path.abspath(path)]
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        if f.endswith((".cu", ".cuh")):
+            return True
+        incs, cuda = file_includes(f)
+        if cuda:
+            return True
+        if root is None:
+            continue
+        for quoted, name in incs:
+            cands = ([os.path.dirname(f)] if quoted else []) + list(include_dirs)
+            for d in cands:
+                c = os.path.normpath(os.path.join(d, name))
+                if os.path.isfile(c):
+                    if c.startswith(root):
+                        todo.append(c)
+                    break
+    return False
+
+
+def arg_include_dirs(args, cwd):
+    """The -I/-iquote/-isystem folders of a compile command."""
+    out, i = [], 0
+    while i < len(args):
+        x = args[i]
+        for o in ("-I", "-iquote", "-isystem", "-idirafter"):
+            if x == o and i + 1 < len(args):
+                out.append(os.path.normpath(os.path.join(cwd, args[i + 1])))
+                i += 1
+                break
+            if x.startswith(o) and len(x) > len(o) and not x.startswith(o + "-"):
+                out.append(os.path.normpath(os.path.join(cwd, x[len(o):])))
+                break
+        i += 1
+    return out
+
+
+def is_cuda_libtorch(root_dir):
+    """A CUDA build of LibTorch has the generated c10/cuda/impl/cuda_cmake_macros.h; a CPU one
+    (Debian's libtorch-dev) has not."""
+    return os.path.isfile(os.path.join(root_dir, "c10/cuda/impl/cuda_cmake_macros.h"))
 
 
 def torch_includes(root_dir):
@@ -86,6 +145,55 @@ def torch_includes(root_dir):
     return ["-isystem", root_dir] + api
 
 
+def gen_options(a, root):
+    incs = []
+    for i in a.include:
+        incs += ["-I", i if os.path.isabs(i) else os.path.join(root, i)]
+    ext = []
+    if a.torch_extension:
+        ext = ["-DTORCH_EXTENSION_NAME=" + a.torch_extension, "-DTORCH_API_INCLUDE_EXTENSION_H"]
+        if a.python_include:
+            ext += ["-isystem", a.python_include]
+    return incs, ["-D" + d for d in a.define], ext, shlex.split(a.flags or "")
+
+
+def gen_entry(a, root, f, more=()):
+    """A generated compile command for source f; more: further -I/-D flags, before LibTorch's.
+    Returns (entry, whether it was made a CUDA translation unit)."""
+    incs, defs, ext, extra = gen_options(a, root)
+    args = [a.compiler]
+    if f.endswith(".cu"):
+        args += ["-x", "cuda", "--cuda-host-only", "--cuda-path=" + a.cuda_path, "-nocudalib",
+                 "-Wno-unknown-cuda-version"]
+        # What torch.utils.cpp_extension and LibTorch's CMake pass to nvcc: without them
+        # c10::Half's operators are ambiguous with CUDA's __half operators.
+        args += ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
+                 "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__"]
+    args += ["-std=" + a.std]
+    # The source's own folder and the include/ folders beside it and its parents (the
+    # usual src/ + include/ layout), up to the checkout.
+    d = os.path.dirname(f)
+    local = [d]
+    while True:
+        inc = os.path.join(d, "include")
+        if os.path.isdir(inc):
+            local.append(inc)
+        if os.path.samefile(d, root) or os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
+    more = list(more)
+    cuda = needs_cuda(f, root, local + incs[1::2] + arg_include_dirs(more, root))
+    torch_root = a.cuda_torch_include if cuda else a.torch_include
+    for l in local:
+        args += ["-I", l]
+    args += incs + defs + more + ext + torch_includes(torch_root)
+    if cuda:
+        args += ["-isystem", os.path.join(a.cuda_path, "include"),
+                 "-isystem", os.path.join(a.cuda_path, "include/cccl")]
+    args += extra + ["-c", f, "-o", os.path.splitext(os.path.basename(f))[0] + ".o"]
+    return {"directory": root, "file": f, "arguments": args}, cuda
+
+
 def cmd_gendb(a):
     root = os.path.abspath(a.root)
     sources = find_sources(root, a.sources, a.exclude, a.under)
@@ -93,53 +201,97 @@ def cmd_gendb(a):
         die("no source files (%s) found under %s%s; nothing to analyse" % (
             " ".join("*" + e for e in SOURCE_EXTS), root,
             " with --sources " + " ".join(a.sources) if a.sources else ""))
-    incs = []
-    for i in a.include:
-        incs += ["-I", i if os.path.isabs(i) else os.path.join(root, i)]
-    defs = ["-D" + d for d in a.define]
-    ext = []
-    if a.torch_extension:
-        ext = ["-DTORCH_EXTENSION_NAME=" + a.torch_extension, "-DTORCH_API_INCLUDE_EXTENSION_H"]
-        if a.python_include:
-            ext += ["-isystem", a.python_include]
-    extra = shlex.split(a.flags or "")
-    entries = []
+    entries, ncuda = [], 0
     for f in sources:
-        cuda = needs_cuda(f)
-        torch_root = a.cuda_torch_include if cuda else a.torch_include
-        args = [a.compiler]
-        if f.endswith(".cu"):
-            args += ["-x", "cuda", "--cuda-host-only", "--cuda-path=" + a.cuda_path, "-nocudalib",
-                     "-Wno-unknown-cuda-version"]
-            # What torch.utils.cpp_extension and LibTorch's CMake pass to nvcc: without them
-            # c10::Half's operators are ambiguous with CUDA's __half operators.
-            args += ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
-                     "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__"]
-        args += ["-std=" + a.std]
-        # The source's own folder and the include/ folders beside it and its parents (the
-        # usual src/ + include/ layout), up to the checkout.
-        d = os.path.dirname(f)
-        local = [d]
-        while True:
-            inc = os.path.join(d, "include")
-            if os.path.isdir(inc):
-                local.append(inc)
-            if os.path.samefile(d, root) or os.path.dirname(d) == d:
-                break
-            d = os.path.dirname(d)
-        for l in local:
-            args += ["-I", l]
-        args += incs + defs + ext + torch_includes(torch_root)
-        if cuda:
-            args += ["-isystem", os.path.join(a.cuda_path, "include"),
-                     "-isystem", os.path.join(a.cuda_path, "include/cccl")]
-        args += extra + ["-c", f, "-o", os.path.splitext(os.path.basename(f))[0] + ".o"]
-        entries.append({"directory": root, "file": f, "arguments": args})
+        e, cuda = gen_entry(a, root, f)
+        entries.append(e)
+        ncuda += cuda
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as fh:
         json.dump(entries, fh, indent=1)
     print("scan-project: generated %s: %d translation units (%d as CUDA)" % (
-        a.out, len(entries), sum(needs_cuda(e["file"]) for e in entries)), file=sys.stderr)
+        a.out, len(entries), ncuda), file=sys.stderr)
+    if ncuda and not is_cuda_libtorch(a.cuda_torch_include):
+        cpu_libtorch_notice(a, ncuda, "generated database")
+
+
+def project_flags(args, root):
+    """The -I/-iquote folders inside root and the -D/-U macros of a compile command."""
+    out, i = [], 0
+    root = os.path.abspath(root) + os.sep
+    while i < len(args):
+        x, nxt = args[i], args[i + 1] if i + 1 < len(args) else None
+        if x in ("-D", "-U") and nxt is not None:
+            out += [x, nxt]
+            i += 2
+            continue
+        if x.startswith(("-D", "-U")) and len(x) > 2:
+            out.append(x)
+        for o in ("-I", "-iquote"):
+            v = nxt if x == o else (x[len(o):] if x.startswith(o) and len(x) > len(o) else None)
+            if v is not None:
+                if (os.path.abspath(v) + os.sep).startswith(root):
+                    out += [o, os.path.abspath(v)]
+                if x == o:
+                    i += 1
+                break
+        i += 1
+    return out
+
+
+def cmd_cudafix(a):
+    """A CMake database configured against a CPU LibTorch: its CUDA translation units (and the
+    .cu sources it left out) get generated flags with --cuda-torch-include, keeping the
+    project's own -I and -D flags."""
+    root = os.path.abspath(a.root)
+    db = load_db(a.db)
+    cuda_units = []
+    for e in db:
+        args = entry_args(e)
+        dirs = arg_include_dirs(args, e["directory"])
+        if any(is_cuda_libtorch(d) for d in dirs):
+            continue  # already configured against a CUDA LibTorch
+        if needs_cuda(e["file"], root, dirs):
+            cuda_units.append(e)
+    inside = {os.path.normpath(e["file"]) for e in db}
+    left_out = [f for f in find_sources(root, None, a.exclude) if f.endswith(".cu") and f not in inside]
+    if not cuda_units and not left_out:
+        return
+    n = len(cuda_units) + len(left_out)
+    print("scan-project: the project uses CUDA: %d translation unit(s) of the CMake database need "
+          "CUDA, and %d .cu source(s) are not in it" % (len(cuda_units), len(left_out)), file=sys.stderr)
+    if not is_cuda_libtorch(a.cuda_torch_include):
+        cpu_libtorch_notice(a, n, "CMake database (configured against a CPU LibTorch)")
+        return
+    new = []
+    for e in db:
+        if e in cuda_units:
+            e = gen_entry(a, root, e["file"], project_flags(entry_args(e), root))[0]
+        new.append(e)
+    for f in left_out:
+        new.append(gen_entry(a, root, f)[0])
+    with open(a.db, "w") as fh:
+        json.dump(new, fh, indent=1)
+    msg = ("CMake was configured against a CPU LibTorch: %d CUDA translation unit(s) of its database "
+           "(those including CUDA headers, directly or through the project's headers) got generated "
+           "flags with the CUDA LibTorch of --cuda-torch-include `%s`, their CMake -I/-D flags kept; "
+           "%d .cu source(s) that it left out were added the same way" % (
+               len(cuda_units), a.cuda_torch_include, len(left_out)))
+    print("scan-project: " + msg, file=sys.stderr)
+    with open(a.notices, "a") as fh:
+        fh.write(msg + "\n")
+
+
+def cpu_libtorch_notice(a, ncuda, where):
+    msg = ("%d translation unit(s) use CUDA (.cu sources, or CUDA headers included directly or through "
+           "the project's headers), but only a CPU LibTorch is available (%s has no "
+           "c10/cuda/impl/cuda_cmake_macros.h): the %s parses them against CPU headers, so they may "
+           "fail to parse and lose findings; pass --cuda-torch-include DIR, the include folder of a CUDA "
+           "build of LibTorch (a CUDA PyTorch wheel's torch/include)" % (ncuda, a.cuda_torch_include, where))
+    print("scan-project: warning: " + msg, file=sys.stderr)
+    if a.notices:
+        with open(a.notices, "a") as fh:
+            fh.write(msg + "\n")
 
 
 # --------------------------------------------------------------------------- merge
@@ -320,6 +472,7 @@ def cmd_scan(a):
             die("cache: %s (pass --no-cache to scan without it)" % e)
     if cache:
         results, wall = cached_pool_run(cache, tool, tidy_jobs(), units, a.jobs, a.nice)
+        cache.check_tool_unchanged(tool)
         evicted, size = cache.trim()
         print("scan-project: cache %s: %d of %d translation units from the cache%s%s" % (
             cache.dir, cache.hits, len(units),
@@ -535,6 +688,22 @@ def main():
     g.add_argument("--cuda-path", required=True)
     g.add_argument("--torch-extension", default="")
     g.add_argument("--python-include", default="")
+    g.add_argument("--notices", default="", help="append notices for the report to this file")
+    g = sub.add_parser("cudafix")
+    g.add_argument("--root", required=True)
+    g.add_argument("--db", required=True)
+    g.add_argument("--notices", required=True)
+    g.add_argument("--exclude", action="append", default=[])
+    g.add_argument("--include", action="append", default=[])
+    g.add_argument("--define", action="append", default=[])
+    g.add_argument("--std", default="c++17")
+    g.add_argument("--flags", default="")
+    g.add_argument("--compiler", default="clang++")
+    g.add_argument("--torch-include", required=True)
+    g.add_argument("--cuda-torch-include", required=True)
+    g.add_argument("--cuda-path", required=True)
+    g.add_argument("--torch-extension", default="")
+    g.add_argument("--python-include", default="")
     m = sub.add_parser("merge")
     m.add_argument("--out", required=True)
     m.add_argument("dbs", nargs="+")
@@ -566,6 +735,8 @@ def main():
     a = ap.parse_args()
     if a.cmd == "gendb":
         cmd_gendb(a)
+    elif a.cmd == "cudafix":
+        cmd_cudafix(a)
     elif a.cmd == "merge":
         cmd_merge(a)
     else:

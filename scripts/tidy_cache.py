@@ -165,6 +165,7 @@ class Cache:
         self._config = {}
         self._file_hash = {}
         self._exists = {}
+        self.written = []
         try:
             os.makedirs(os.path.join(self.dir, "entries"), exist_ok=True)
         except OSError as e:
@@ -280,6 +281,21 @@ class Cache:
             except OSError:
                 pass
             raise
+
+    def check_tool_unchanged(self, tool):
+        """After a scan: when the tool's files changed while it ran (a rebuild), the entries
+        written under the old identity may hold the new tool's results; remove them."""
+        before = self._identity.pop(tuple(tool), None)
+        if before is None or self.tool_identity(tool) == before:
+            return True
+        for key in self.written:
+            try:
+                os.unlink(self._path(key))
+            except OSError:
+                pass
+        self.log("the tool's files changed during the scan; the %d entries it wrote were removed" %
+                 len(self.written))
+        return False
 
     def trim(self):
         """Evict least recently used entries until the cache is within max_bytes."""
@@ -424,6 +440,7 @@ class Cache:
                     payload["fixes"] = fh.read()
             try:
                 self._write(key, payload)
+                self.written.append(key)
             except OSError as e:
                 self.log("cannot write cache entry: %s" % e)
         else:
@@ -507,8 +524,9 @@ def main():
     ap.add_argument("--mode", default="direct", choices=("direct", "preprocessed"))
     ap.add_argument("--clangxx", default="clang++")
     ap.add_argument("--timeout", type=int, default=None)
-    ap.add_argument("command", nargs=argparse.REMAINDER)
-    a = ap.parse_args()
+    argv = sys.argv[1:]
+    cmd = argv[argv.index("--") + 1:] if "--" in argv else []
+    a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     d = os.path.abspath(a.cache_dir or default_dir())
     if a.action == "clear":
         shutil.rmtree(os.path.join(d, "entries"), ignore_errors=True)
@@ -521,7 +539,6 @@ def main():
                 size += os.path.getsize(os.path.join(root, nm))
         print("%s: %d entries, %.1f MB" % (d, n, size / 1048576))
         return 0
-    cmd = a.command[1:] if a.command[:1] == ["--"] else a.command
     if not cmd:
         ap.error("run wants -- TOOL ARGS... after its options")
     tool, tidy_args = split_tool(cmd)
@@ -532,6 +549,7 @@ def main():
         raise SystemExit("tidy-cache: %s" % e)
     rc, out, err, _, hit = cache.run(tool, tidy_args, entry,
                                      lambda c: run_plain(c, entry["directory"], a.timeout), a.timeout)
+    cache.check_tool_unchanged(tool)
     cache.trim()
     sys.stdout.write(out)
     sys.stderr.write(err)
