@@ -1,0 +1,3 @@
+#include <ATen/core/Tensor.h>
+
+float readBack(const at::Tensor &t) { return t.item<float>(); }
