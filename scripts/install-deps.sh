@@ -16,9 +16,9 @@ versions=("$@")
 # libgrpc++-dev, libabsl-dev: torch-sync-clangd (clangd's libraries link gRPC and Abseil).
 # pre-commit: the pre-commit hook's test (test/tool/pre-commit-*.test runs the real pre-commit).
 # pybind11-dev: Python extensions (torch/extension.h includes pybind11) in scripts/scan-project.sh.
-# valgrind: callgrind instruction counts in scripts/benchmark.sh.
+# valgrind, time: instruction counts (callgrind), CPU time and peak memory in scripts/benchmark.sh.
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
-          libgrpc++-dev libabsl-dev pre-commit pybind11-dev valgrind git)
+          libgrpc++-dev libabsl-dev pre-commit pybind11-dev valgrind time git)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done

@@ -33,10 +33,17 @@ config.available_features.add("libtorch-" + config.libtorch_version.split(".")[0
 # C++17 is what both header sets need. /usr/include is a system directory
 # already; naming it again with -isystem would break the C++ library's
 # #include_next.
+# lit --param include_style=I names them with -I instead, as
+# torch.utils.cpp_extension builds do (SkipLibraryHeaders must then keep every
+# finding and add none).
+include_style = lit_config.params.get("include_style", "isystem")
+if include_style not in ("isystem", "I"):
+    lit_config.fatal("include_style must be 'isystem' or 'I', not %r" % include_style)
+include_opt = "-isystem" if include_style == "isystem" else "-I"
 libtorch_flags = ["-std=c++17"]
 if os.path.realpath(config.libtorch_include) != "/usr/include":
-    libtorch_flags += ["-isystem", config.libtorch_include]
-libtorch_flags += ["-isystem", config.libtorch_api_include]
+    libtorch_flags += [include_opt, config.libtorch_include]
+libtorch_flags += [include_opt, config.libtorch_api_include]
 
 # The test runner, on the stock clang-tidy of this LLVM release with the plugin.
 runner = [
