@@ -208,8 +208,12 @@ if [ -n "$torch_extension" ]; then
   pybind11_include=$(python3 -c 'import pybind11; print(pybind11.get_include())' 2>/dev/null || true)
   if [ -z "$pybind11_include" ] || [ ! -f "$pybind11_include/pybind11/pybind11.h" ]; then
     pybind11_include=""
-    echo '#include <pybind11/pybind11.h>' | "clang++-$llvm" -std="$std" -x c++ -E -M -MG - 2>/dev/null |
-      grep -q '/pybind11/pybind11\.h' ||
+    found=0
+    while IFS= read -r d; do [ -f "$d/pybind11/pybind11.h" ] && found=1; done < <(
+      "clang++-$llvm" -x c++ -E -v /dev/null 2>&1 >/dev/null | sed -n 's/^ \(\/[^ ]*\).*/\1/p'
+      echo "$torch_include"; echo "$cuda_torch_include"; echo "$python_include"
+      for d in "${includes[@]}"; do [[ $d = /* ]] && echo "$d" || echo "$checkout/$d"; done)
+    [ $found = 1 ] ||
       die "--torch-extension: pybind11's headers were not found (torch/extension.h includes <pybind11/pybind11.h>); install them (Debian: apt-get install pybind11-dev, or pip install pybind11)"
   fi
 fi
