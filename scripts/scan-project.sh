@@ -3,7 +3,7 @@
 # report (report.md, report.json) into OUTDIR: translation units analysed, those that failed
 # to parse, crashed (clang-tidy killed by a signal or printing a stack dump) or timed out,
 # findings per check and per file, and every finding (file:line:col, check, message, notes).
-# Never writes into the checkout (only into --build-dir when you pass one); exits 0 when
+# Never writes into the checkout (only into --build-dir when you pass one, and the cache); exits 0 when
 # every translation unit was analysed, 1 when some failed (the report is written all the
 # same), 2 on a usage error.
 #
@@ -20,7 +20,11 @@
 #                            --cmake-source folder, or else every top-level CMake project below
 #                            the checkout (a CMakeLists.txt with no CMakeLists.txt above it). A
 #                            project that does not configure gets a database generated from flags
-#                            for the sources below its folder, and the report says so.
+#                            for the sources below its folder, and the report says so. Debian's
+#                            LibTorch is a CPU build: the CUDA translation units of such a database
+#                            (see below) and the .cu sources it left out get generated flags with
+#                            --cuda-torch-include, the project's -I/-D kept; without a CUDA
+#                            LibTorch the report and stderr say that they are parsed as CPU code.
 #   --cmake-source DIR       a CMake source folder, relative to CHECKOUT (repeatable)
 #   --cmake-arg ARG          an extra configure argument, e.g. -DWITH_CUDA=OFF (repeatable)
 #
@@ -28,8 +32,10 @@
 # the include/ folders beside it and its parents up to the checkout, the -I/-D given, and
 # LibTorch from --torch-include; .cu sources host-only as CUDA (-x cuda --cuda-host-only
 # --cuda-path=CUDA -nocudalib), and .cu sources or sources that include CUDA headers
-# (c10/cuda, ATen/cuda, cuda_runtime, thrust, cub, ...) with --cuda-torch-include and CUDA's
-# headers. These are the flags of a setup.py (torch.utils.cpp_extension) build:
+# (c10/cuda, ATen/cuda, cuda_runtime, thrust, cub, ...), themselves or through the project's
+# headers (#include "..." and <...> found in the unit's include folders), with
+# --cuda-torch-include and CUDA's headers. These are the flags of a setup.py
+# (torch.utils.cpp_extension) build:
 #   --sources GLOB           sources, relative to CHECKOUT, ** allowed (repeatable; default:
 #                            every *.cpp *.cc *.cxx *.cu outside build/, third_party/, extern/, .*)
 #   -I DIR                   include folder, relative to CHECKOUT or absolute (repeatable)
@@ -37,7 +43,9 @@
 #   --std STD                language standard (default c++17)
 #   --flags 'FLAGS'          further compiler flags
 #   --torch-extension NAME   a Python extension: -DTORCH_EXTENSION_NAME=NAME
-#                            -DTORCH_API_INCLUDE_EXTENSION_H and Python's include folder
+#                            -DTORCH_API_INCLUDE_EXTENSION_H, Python's include folder and
+#                            pybind11's (pip's pybind11, else Debian's pybind11-dev in
+#                            /usr/include); an error names the package when one is missing
 #   --torch-include DIR      LibTorch's include root (default /usr/include, Debian's
 #                            libtorch-dev); DIR and DIR/torch/csrc/api/include are added
 #   --cuda-torch-include DIR LibTorch include root for CUDA translation units, e.g. an unpacked
@@ -47,8 +55,12 @@
 #
 # The analysis:
 #   --tool plugin|tidy       clang-tidy-N -load libTorchSyncChecks.so (default) or torch-sync-tidy
+#   --tidy-binary PATH       a prebuilt torch-sync-tidy (implies --tool tidy)
 #   --checker-build DIR      torch-sync's build folder (default $TORCH_SYNC_BUILD_ROOT/llvm-N,
-#                            else <repo>/build/llvm-N); built with scripts/build.sh N when absent
+#                            else <repo>/build/llvm-N): DIR/checker must hold the file --tool
+#                            needs (libTorchSyncChecks.so, or torch-sync-tidy); when it does not,
+#                            the script stops and names the command that builds it
+#   --build-checker          build it instead (scripts/build.sh N, into --checker-build)
 #   --llvm N                 LLVM major release (default 22)
 #   --checks GLOBS           checks to run (default '-*,torch-sync-*')
 #   --check-option KEY=VAL   a CheckOptions entry, e.g. ReportUnknownDevice=false (repeatable)
@@ -60,6 +72,15 @@
 #   --timeout S              seconds allowed to one translation unit (default 900)
 #   --label NAME             the project's name in the report (default: CHECKOUT's name)
 #   --revision REV           the revision named in the report (default: git's HEAD, if any)
+#
+# The cache (scripts/tidy_cache.py): an unchanged translation unit's result (diagnostics, exit
+# status) is replayed; the key covers the tool's files (binary, plugin, LLVM libraries), the
+# effective configuration, the flags and every file the preprocessor reads:
+#   --cache-dir DIR          default ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan
+#   --cache-max-mb N         size bound, least recently used entries evicted (default 512)
+#   --cache-mode MODE        direct (default: the files read, re-hashed) or preprocessed
+#                            (clang++ -E of each unit, hashed; slower)
+#   --no-cache               neither read nor write it
 #
 # Speed:
 #   --compare-syntax-only    after the scan, time the whole scan against clang++-N -fsyntax-only
