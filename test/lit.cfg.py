@@ -75,6 +75,7 @@ config.substitutions.append(("%llvm_major", config.llvm_version_major))
 config.substitutions.append(("%llvm_dir", config.llvm_dir))
 config.substitutions.append(("%clang_dir", config.clang_dir))
 config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%lit", config.lit))
 
 # torch-sync-clangd, built where clangd's libraries are installed. Where CMake skipped it, its
 # tests are not skipped: they fail on the missing program, and lit says why it is missing.
