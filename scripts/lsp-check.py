@@ -21,7 +21,8 @@
 #                       (user+sys) in between, with their medians
 #   --timeout SECONDS   how long to wait for each reply (default: 300)
 #   CLANGD_ARG...       more arguments for clangd; unless given, --background-index=false and
-#                       --log=error are added
+#                       --log=error are added (clangd's log is shown on an error only, or
+#                       always when a --log=LEVEL is given here)
 #
 # Output: for each version, "version V: N diagnostic(s)", then one line per diagnostic,
 # "FILE:LINE:COL: SEVERITY: MESSAGE [CODE]", in the order clangd sent them.
@@ -51,21 +52,22 @@ class LspError(Exception):
 class Clangd:
     """A clangd subprocess spoken to in JSON-RPC over its stdin and stdout."""
 
-    def __init__(self, argv, timeout):
+    def __init__(self, argv, timeout, show_log):
         self.timeout = timeout
         self.next_id = 1
         self.messages = queue.Queue()
         self.stderr_lines = []
         try:
             self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE)
+                                         stderr=None if show_log else subprocess.PIPE)
         except OSError as e:
             hint = ""
             if isinstance(e, FileNotFoundError):
                 hint = " (not built? docs/editors.md says how to build torch-sync-clangd)"
             raise LspError("cannot run %s: %s%s" % (argv[0], e.strerror, hint))
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        if not show_log:
+            threading.Thread(target=self._read_stderr, daemon=True).start()
 
     def _read_stdout(self):
         out = self.proc.stdout
@@ -206,11 +208,12 @@ def run(args, clangd_args):
     argv = [program]
     if not any(a.lstrip("-").startswith("background-index") for a in clangd_args):
         argv.append("--background-index=false")
-    if not any(a.lstrip("-").startswith("log") for a in clangd_args):
+    show_log = any(a.lstrip("-").startswith("log") for a in clangd_args)
+    if not show_log:
         argv.append("--log=error")
     argv += clangd_args
 
-    clangd = Clangd(argv, args.timeout)
+    clangd = Clangd(argv, args.timeout, show_log)
     uri = file_uri(path)
     try:
         init = clangd.request("initialize", {

@@ -71,17 +71,27 @@ config.substitutions.append(("%clangxx", config.clangxx))
 
 config.available_features.add("llvm-" + config.llvm_version_major)
 config.substitutions.append(("%llvm_major", config.llvm_version_major))
+
+# Settings that a lit.site.cfg.py generated before they existed lacks (a build directory that
+# CMake has not re-run on since): the tests that use them fail, on a value that says so; the
+# other tests still run.
+stale_site = "lit.site.cfg.py-predates-this-setting--re-run-cmake"
+def site_setting(name):
+    return getattr(config, name, None)
+
 # The LLVM release of this build, for tests that configure torch-sync with CMake.
-config.substitutions.append(("%llvm_dir", config.llvm_dir))
-config.substitutions.append(("%clang_dir", config.clang_dir))
-config.substitutions.append(("%cmake", config.cmake))
-config.substitutions.append(("%lit", config.lit))
+config.substitutions.append(("%llvm_dir", site_setting("llvm_dir") or stale_site))
+config.substitutions.append(("%clang_dir", site_setting("clang_dir") or stale_site))
+config.substitutions.append(("%cmake", site_setting("cmake") or stale_site))
+config.substitutions.append(("%lit", site_setting("lit") or stale_site))
 
 # torch-sync-clangd, built where clangd's libraries are installed. Where CMake skipped it, its
 # tests are not skipped: they fail on the missing program, and lit says why it is missing.
-if config.torch_sync_clangd:
+if site_setting("torch_sync_clangd"):
     config.available_features.add("torch-sync-clangd")
     config.substitutions.append(("%torch_sync_clangd", config.torch_sync_clangd))
+elif site_setting("torch_sync_clangd") is None:
+    config.substitutions.append(("%torch_sync_clangd", stale_site))
 else:
     lit_config.warning("torch-sync-clangd was not built (%s); the tests that run it fail"
                        % (config.torch_sync_clangd_missing or "CMake skipped it"))
