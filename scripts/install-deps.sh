@@ -13,12 +13,13 @@ versions=("$@")
 # python3-jsonschema: scripts/validate-sarif.py (SARIF schema validation in test/tool/sarif.test).
 # python3-pip, unzip: scripts/fetch-libtorch-headers.sh (the LibTorch 2.x headers of the tests).
 # libgtest-dev: the sync guard's tests (runtime-verify/guard/test), and GoogleTest for its users' tests.
-# libgrpc++-dev, libabsl-dev: torch-sync-clangd (clangd's libraries link gRPC and Abseil).
+# libgrpc++-dev, libabsl-dev, libprotobuf-dev: torch-sync-clangd (clangd's libraries link gRPC, protobuf and
+#   Abseil). g++: test/tool/cmake-compiler.test (configure must refuse it with a clear message).
 # pre-commit: the pre-commit hook's test (test/tool/pre-commit-*.test runs the real pre-commit).
 # pybind11-dev: Python extensions (torch/extension.h includes pybind11) in scripts/scan-project.sh.
 # valgrind, time: instruction counts (callgrind), CPU time and peak memory in scripts/benchmark.sh.
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
-          libgrpc++-dev libabsl-dev pre-commit pybind11-dev valgrind time git)
+          libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
 done
