@@ -339,8 +339,12 @@ class Cache:
     def _deps(self, cargs, cwd, timeout):
         """Every file the preprocessor reads (clang++ -M) and its include search list (-v), or
         (None, None) when clang++ fails."""
-        p = subprocess.run(cargs + ["-M", "-v"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, errors="surrogateescape", timeout=timeout)
+        try:
+            p = subprocess.run(cargs + ["-M", "-v"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, errors="surrogateescape", timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            self.log("no dependency list for %s (%s): not stored" % (cargs[-1] if cargs else "?", e))
+            return None, None
         if p.returncode != 0:
             return None, None
         search, on = [], False
@@ -355,11 +359,20 @@ class Cache:
         return deps, search
 
     def _preprocessed_hash(self, cargs, cwd, timeout):
-        p = subprocess.Popen(cargs + ["-E"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            p = subprocess.Popen(cargs + ["-E"], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except OSError as e:
+            self.log("cannot preprocess (%s): not cached" % e)
+            return None
         h = hashlib.sha256()
         for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
             h.update(chunk)
-        rc = p.wait(timeout=timeout)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return None
         return h.hexdigest() if rc == 0 else None
 
     def exists(self, path):
