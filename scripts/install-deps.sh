@@ -17,11 +17,12 @@ versions=("$@")
 #   Abseil). g++: test/tool/cmake-compiler.test (configure must refuse it with a clear message).
 # pre-commit: the pre-commit hook's test (test/tool/pre-commit-*.test runs the real pre-commit).
 # pybind11-dev: Python extensions (torch/extension.h includes pybind11) in scripts/scan-project.sh.
+# clang-tools-N: clang-scan-deps-N for the pre-commit hook's header check (clang-22 ships it too, 19 does not).
 # valgrind, time: instruction counts (callgrind), CPU time and peak memory in scripts/benchmark.sh.
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
           libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git)
 for v in "${versions[@]}"; do
-  packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools")
+  packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done
 
 missing=()
