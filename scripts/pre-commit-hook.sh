@@ -19,8 +19,8 @@
 #   --scan-deps PROGRAM
 #                      the clang-scan-deps that finds the sources including a header (default:
 #                      $TORCH_SYNC_SCAN_DEPS, else clang-scan-deps on PATH, else the newest
-#                      clang-scan-deps-N on PATH; Debian's clang-N package has it); needed only
-#                      when headers are given
+#                      clang-scan-deps-N on PATH; Debian ships it in clang-N (22) or
+#                      clang-tools-N (19 and older)); needed only when headers are given
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
 #                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
 #                      the checks are '-*,torch-sync-*'. When headers are given, the header
@@ -92,7 +92,7 @@ if [ ${#headers[@]} -gt 0 ]; then
         sort -t- -k4,4n | tail -1)
     fi
     [ -n "$scan_deps" ] ||
-      die "a header is among the files, and clang-scan-deps (which finds the sources that include it) is not on PATH; install it (Debian: the clang-N package has clang-scan-deps-N), or give it with args: [--scan-deps=PATH] or TORCH_SYNC_SCAN_DEPS"
+      die "a header is among the files, and clang-scan-deps (which finds the sources that include it) is not on PATH; install it (Debian: clang-scan-deps-N is in the package clang-N (22) or clang-tools-N (19 and older)), or give it with args: [--scan-deps=PATH] or TORCH_SYNC_SCAN_DEPS"
   fi
   command -v "$scan_deps" >/dev/null || die "clang-scan-deps program '$scan_deps' not found"
   command -v python3 >/dev/null || die "python3 not found (it reads the compilation database)"
