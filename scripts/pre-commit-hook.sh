@@ -11,7 +11,9 @@
 #                      headers (.h .hh .hpp .hxx .h++ .cuh .inl .ipp .tpp), the sources of the
 #                      compilation database that include them are analysed, with a header
 #                      filter that reports findings in those headers too (a header that no
-#                      source includes is named on stderr and passes); other files are skipped
+#                      source includes is named on stderr and passes, unless some source of
+#                      the database failed to scan: then it is not checked, and fails); other
+#                      files are skipped
 #   -p BUILD_DIR       the folder of the project's compile_commands.json (default: build/ if it
 #                      holds one, else the current folder)
 #   --tidy PROGRAM     the clang-tidy to run (default: $TORCH_SYNC_TIDY, else torch-sync-tidy on
@@ -27,15 +29,16 @@
 #                      filter is the changed headers, and REGEX too if --header-filter=REGEX
 #                      is given (it replaces a config file's HeaderFilterRegex for that run)
 #
-# Exit status (pre-commit's convention): 0 when no finding, 1 when a check reported something
-# or clang-tidy failed on a file (e.g. a compiler error), 2 on a usage or setup error (no
+# Exit status (pre-commit's convention): 0 when no finding, 1 when a check reported something,
+# clang-tidy failed on a file (e.g. a compiler error), or a given header could not be checked
+# because the sources that might include it failed to scan, 2 on a usage or setup error (no
 # compilation database, no clang-tidy, no clang-scan-deps when a header is given).
 set -uo pipefail
 
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
 build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter=""
-args=() files=() have_checks=0
+args=() files=() unchecked=() have_checks=0
 while [ $# -gt 0 ]; do
   case "$1" in
     -p|--build-path) [ $# -ge 2 ] || die "$1 needs a folder"; build=$2; shift 2 ;;
@@ -82,7 +85,8 @@ command -v "$tidy" >/dev/null || die "clang-tidy program '$tidy' not found"
 # Headers: the sources of the compilation database that include them, found by clang-scan-deps
 # (every entry preprocessed with its own flags; nothing is cached), are analysed, and the
 # header filter covers the headers. The Python part prints those sources, one a line, then
-# the --header-filter option.
+# the --header-filter option, and --unchecked=HEADER for each header that no scanned source
+# includes while some sources failed to scan.
 if [ ${#headers[@]} -gt 0 ]; then
   if [ -z "$scan_deps" ]; then
     if command -v clang-scan-deps >/dev/null; then
@@ -154,6 +158,13 @@ def escape(text):  # for clang-tidy's header filter, an extended regular express
 
 patterns = []
 for real, given in sorted(wanted.items()):
+    if not found[real] and missed:
+        # One of the sources that failed to scan may include it: unknown, so not a pass.
+        print("%s: error: %s is not checked: no source that could be scanned includes it, "
+              "and %d source(s) of %s failed to scan (above); fix them or their compile "
+              "commands" % (me, given, len(missed), db), file=sys.stderr)
+        print("--unchecked=" + given)
+        continue
     if not found[real]:
         print("%s: %s is included by no source of the compilation database %s; not checked"
               % (me, given, db), file=sys.stderr)
@@ -174,11 +185,16 @@ PYTHON
     while IFS= read -r line; do
       case "$line" in
         --header-filter=*) header_filter=${line#--header-filter=} ;;
+        --unchecked=*) unchecked+=("${line#--unchecked=}") ;;
         *) sources+=("$line") ;;
       esac
     done <<<"$includers"
   fi
-  [ ${#sources[@]} -gt 0 ] || exit 0
+  if [ ${#sources[@]} -eq 0 ]; then
+    [ ${#unchecked[@]} -eq 0 ] && exit 0
+    echo "torch-sync: ${#unchecked[@]} header(s) not checked (sources failed to scan): ${unchecked[*]}" >&2
+    exit 1
+  fi
 fi
 [ -z "$header_filter" ] || args+=("--header-filter=$header_filter")
 
@@ -205,6 +221,11 @@ findings=$(grep -E '^.+:[0-9]+:[0-9]+: (warning|error): .* \[[A-Za-z0-9_.,-]+\]$
   sort -u | wc -l)
 if [ "$rc" -ne 0 ] || [ "$findings" -gt 0 ]; then
   echo "torch-sync: ${findings} finding(s) in ${#sources[@]} file(s)$([ "$rc" -ne 0 ] && echo "; clang-tidy exited with $rc")" >&2
+fi
+if [ ${#unchecked[@]} -gt 0 ]; then
+  echo "torch-sync: ${#unchecked[@]} header(s) not checked (sources failed to scan): ${unchecked[*]}" >&2
+fi
+if [ "$rc" -ne 0 ] || [ "$findings" -gt 0 ] || [ ${#unchecked[@]} -gt 0 ]; then
   exit 1
 fi
 exit 0
