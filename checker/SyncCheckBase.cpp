@@ -287,18 +287,27 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
+  // Loops, lambdas and functions are recorded for the places that can be
+  // reported, never in a system header (nor, with SkipLibraryHeaders, in
+  // LibTorch's headers given with -I). One matcher per node kind, and the
+  // cheap test first, so that clang-tidy releases that still match inside
+  // system headers (before 21) spend little there.
+  const auto OutsideSystemHeaders = unless(isExpansionInSystemHeader());
+  Finder->addMatcher(forStmt(OutsideSystemHeaders).bind(LoopId), this);
+  Finder->addMatcher(whileStmt(OutsideSystemHeaders).bind(LoopId), this);
+  Finder->addMatcher(cxxForRangeStmt(OutsideSystemHeaders).bind(LoopId), this);
+  // 'do { ... } while (0)', the body of statement-like macros such as
+  // C10_CUDA_CHECK, runs once.
   Finder->addMatcher(
-      stmt(anyOf(forStmt(), whileStmt(),
-                 // 'do { ... } while (0)', the body of statement-like macros
-                 // such as C10_CUDA_CHECK, runs once.
-                 doStmt(unless(hasCondition(ignoringParenImpCasts(
-                     anyOf(integerLiteral(equals(0)),
-                           cxxBoolLiteral(equals(false))))))),
-                 cxxForRangeStmt()))
+      doStmt(OutsideSystemHeaders,
+             unless(hasCondition(ignoringParenImpCasts(anyOf(
+                 integerLiteral(equals(0)), cxxBoolLiteral(equals(false)))))))
           .bind(LoopId),
       this);
-  Finder->addMatcher(lambdaExpr().bind(LambdaId), this);
-  Finder->addMatcher(functionDecl(isDefinition()).bind(FunctionId), this);
+  Finder->addMatcher(lambdaExpr(OutsideSystemHeaders).bind(LambdaId), this);
+  Finder->addMatcher(
+      functionDecl(OutsideSystemHeaders, isDefinition()).bind(FunctionId),
+      this);
   registerSyncMatchers(Finder);
 }
 
