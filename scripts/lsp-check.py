@@ -19,6 +19,9 @@
 #                       first (cold) diagnostics and each re-check, as the wall time from the
 #                       message sent to the diagnostics of its version and clangd's CPU time
 #                       (user+sys) in between, with their medians
+#   --encoding NAME     the encoding of FILE and the --change files (default: utf-8; a Python
+#                       codec name such as latin-1); LSP sends the text to clangd as UTF-8, as
+#                       an editor does after decoding the file
 #   --timeout SECONDS   how long to wait for each reply (default: 300)
 #   CLANGD_ARG...       more arguments for clangd; unless given, --background-index=false and
 #                       --log=error are added (clangd's log is shown on an error only, or
@@ -189,18 +192,26 @@ def is_torch_sync(d):
     return str(d.get("code", "")).startswith("torch-sync-")
 
 
-def read_text(path, what):
+def read_text(path, what, encoding):
+    """The text of path, decoded: LSP carries documents as Unicode text (UTF-8 on the wire)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise LspError("cannot read %s %s: %s" % (what, path, getattr(e, "strerror", None) or e))
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise LspError("cannot read %s %s: %s" % (what, path, e.strerror))
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise LspError(
+            "cannot read %s %s: byte 0x%02x at offset %d is not %s; LSP sends the text to clangd "
+            "as UTF-8, so give the file's encoding with --encoding (e.g. --encoding latin-1)"
+            % (what, path, data[e.start], e.start, encoding))
 
 
 def run(args, clangd_args):
     path = os.path.abspath(args.file)
-    text = read_text(args.file, "the source")
-    changes = [read_text(c, "the --change text") for c in args.change]
+    text = read_text(args.file, "the source", args.encoding)
+    changes = [read_text(c, "the --change text", args.encoding) for c in args.change]
     program = args.clangd or os.environ.get("TORCH_SYNC_CLANGD") or shutil.which("torch-sync-clangd")
     if not program:
         raise LspError("no clangd: give --clangd PROGRAM, set TORCH_SYNC_CLANGD, or put "
@@ -233,7 +244,7 @@ def run(args, clangd_args):
                 "diagnostics": len(first), "torch_sync_diagnostics": sum(map(is_torch_sync, first))}
         results = [first]
         edits = []
-        if args.measure:
+        if args.measure is not None:
             changes = [text + "\n// lsp-check edit %d\n" % i for i in range(1, args.measure + 1)]
         for version, new_text in enumerate(changes, start=2):
             cpu0, wall0 = clangd.cpu_seconds(), time.monotonic()
@@ -264,7 +275,7 @@ def run(args, clangd_args):
         clangd.stop()
         raise
 
-    if args.measure:
+    if args.measure is not None:
         print(json.dumps({
             "clangd": program, "file": path, "cold": cold, "edits": edits,
             "median_wall_s": statistics.median(e["wall_s"] for e in edits),
@@ -297,13 +308,20 @@ def main():
     parser.add_argument("file", metavar="FILE")
     parser.add_argument("--clangd", metavar="PROGRAM")
     parser.add_argument("--change", metavar="TEXT_FILE", action="append", default=[])
-    parser.add_argument("--measure", metavar="N", type=int, default=0)
+    parser.add_argument("--measure", metavar="N", type=int)
+    parser.add_argument("--encoding", metavar="NAME", default="utf-8")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=300)
     args = parser.parse_args(argv)
-    if args.measure < 0 or (args.measure and args.change):
+    if args.measure is not None and (args.measure < 1 or args.change):
         parser.error("--measure takes a count of edits N >= 1 and goes without --change")
     if args.timeout <= 0:
         parser.error("--timeout takes a positive number of seconds")
+    try:
+        b"\0\0\0\0".decode(args.encoding)  # not b"": that is decoded without a codec look-up
+    except UnicodeDecodeError:
+        pass
+    except LookupError:
+        parser.error("--encoding: %r is not a text encoding Python knows" % args.encoding)
     try:
         run(args, clangd_args)
     except LspError as e:
