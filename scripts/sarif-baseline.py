@@ -2,6 +2,7 @@
 """Compares a torch-sync SARIF log with a baseline log and marks which findings are new.
 
 Usage: sarif-baseline.py --baseline OLD.sarif [options] NEW.sarif
+       sarif-baseline.py --baseline OLD.sarif --check-baseline-only
 
   --baseline OLD   the log of the reference revision (e.g. the main branch), written by
                    scripts/tidy-to-sarif.py or scripts/sarif.sh
@@ -10,6 +11,9 @@ Usage: sarif-baseline.py --baseline OLD.sarif [options] NEW.sarif
                    ('-' for standard output); without -o, nothing is written
   --absent         with -o, also add the baseline's results that NEW lacks, with
                    baselineState 'absent'
+  --check-baseline-only
+                   only check that OLD is a log that can be compared (what the comparison
+                   checks of it): exit 0 if so, 2 with the error if not; no NEW is given
 
 Results are matched by rule and the partialFingerprints key "torchSync/v1" that
 tidy-to-sarif.py writes (the check, the file's path, the flagged line's text with whitespace
@@ -119,11 +123,24 @@ def main(argv):
                     "baseline log; exit 1 when some result is new.")
     parser.add_argument("--baseline", required=True, metavar="OLD",
                         help="the baseline SARIF log")
-    parser.add_argument("new", metavar="NEW", help="the SARIF log to compare")
+    parser.add_argument("new", metavar="NEW", nargs="?", help="the SARIF log to compare")
     parser.add_argument("-o", "--output", help="write the marked log here ('-': stdout)")
     parser.add_argument("--absent", action="store_true",
                         help="add the baseline's results that NEW lacks, as 'absent'")
+    parser.add_argument("--check-baseline-only", action="store_true",
+                        help="only check that OLD can be compared; exit 0 or 2")
     args = parser.parse_args(argv)
+    if args.check_baseline_only:
+        if args.new or args.output or args.absent:
+            parser.error("--check-baseline-only takes no NEW, -o or --absent")
+        try:
+            load_log(args.baseline, "baseline")
+        except InputError as e:
+            print("sarif-baseline: error: %s" % e, file=sys.stderr)
+            return 2
+        return 0
+    if not args.new:
+        parser.error("the NEW log to compare is required")
     if args.absent and not args.output:
         parser.error("--absent needs -o FILE")
 

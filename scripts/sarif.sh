@@ -32,7 +32,9 @@
 # analysed; 1 when clang-tidy failed on some file (a compiler error, or a finding promoted to
 # an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
 # being written all the same; 2 on a usage error or bad input (no compilation database, no
-# clang-tidy, a conversion error, a baseline that is not a torch-sync SARIF log).
+# clang-tidy, a conversion error, a baseline that is not a torch-sync SARIF log: checked
+# before the analysis; a comparison that fails after it, e.g. logs of different tools, still
+# writes the log, without baselineState).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -100,6 +102,10 @@ fi
 if ! command -v "$tidy" >/dev/null; then
   die "clang-tidy program '$tidy' not found; build torch-sync (scripts/build.sh) and pass --tidy PATH or set TORCH_SYNC_TIDY"
 fi
+# A bad baseline fails before the analysis, not after it.
+if [ -n "$baseline" ]; then
+  python3 "$repo/scripts/sarif-baseline.py" --baseline "$baseline" --check-baseline-only || exit 2
+fi
 
 if [ ${#files[@]} -eq 0 ]; then
   list=$(python3 - "$db" "$srcroot" <<'EOF'
@@ -151,8 +157,10 @@ for i in "${!files[@]}"; do
   [ "$rc" = 0 ] || failed+=("${files[$i]} (exit $rc)")
 done
 
+# With --baseline, the log is converted into the output file (a temporary one for stdout) and
+# then marked in place, so that a failed comparison leaves the unmarked log written.
 converted=$output
-[ -z "$baseline" ] || converted=$tmp/log.sarif
+[ -z "$baseline" ] || [ "$output" != - ] || converted=$tmp/log.sarif
 convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$converted")
 [ -n "$docs_url" ] && convert+=(--docs-url "$docs_url")
 "${convert[@]}" || exit 2
@@ -170,7 +178,14 @@ if [ -n "$baseline" ]; then
   case $rc in
     0) ;;
     1) new_findings=1 ;;
-    *) exit 2 ;;
+    *) # The analysis is not lost: the log, without baselineState, is written all the same.
+       if [ "$output" = - ]; then
+         cat "$converted"
+         echo "sarif: error: the comparison with the baseline '$baseline' failed; the log written on stdout is not marked" >&2
+       else
+         echo "sarif: error: the comparison with the baseline '$baseline' failed; '$output' is written without baselineState" >&2
+       fi
+       exit 2 ;;
   esac
 fi
 
