@@ -191,7 +191,8 @@ class _Sources:
                 raise InputError("cannot read '%s' to turn an offset into a line (%s); convert "
                                  "on the machine that ran clang-tidy, with the same sources"
                                  % (path, e.strerror or e))
-            starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
+            # Line ends as clang counts them (and GitHub's line hash): CR LF, a lone CR, LF.
+            starts = [0] + [m.end() for m in re.finditer(rb"\r\n|\r|\n", data)]
             self.cache[path] = (data, starts)
         data, starts = self.cache[path]
         if offset > len(data):
