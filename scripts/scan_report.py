@@ -190,6 +190,13 @@ def gen_entry(a, root, f, more=()):
     if cuda:
         args += ["-isystem", os.path.join(a.cuda_path, "include"),
                  "-isystem", os.path.join(a.cuda_path, "include/cccl")]
+    if f.endswith(".cu") and not os.path.isfile(os.path.join(a.cuda_path, "include/texture_fetch_functions.h")):
+        # CUDA 13 removed texture_fetch_functions.h, which clang 19's CUDA wrapper still
+        # includes: an empty stand-in, searched after every other folder.
+        stub = os.path.join(os.path.dirname(os.path.abspath(getattr(a, "out", None) or a.db)), "cuda-stub")
+        os.makedirs(stub, exist_ok=True)
+        open(os.path.join(stub, "texture_fetch_functions.h"), "a").close()
+        args += ["-idirafter", stub]
     args += extra + ["-c", f, "-o", os.path.splitext(os.path.basename(f))[0] + ".o"]
     return {"directory": root, "file": f, "arguments": args}, cuda
 
