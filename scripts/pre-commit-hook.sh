@@ -41,6 +41,7 @@ build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_fi
 args=() files=() unchecked=() have_checks=0
 while [ $# -gt 0 ]; do
   case "$1" in
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -p|--build-path) [ $# -ge 2 ] || die "$1 needs a folder"; build=$2; shift 2 ;;
     -p=*|--build-path=*) build=${1#*=}; shift ;;
     --tidy) [ $# -ge 2 ] || die "--tidy needs a program"; tidy=$2; shift 2 ;;

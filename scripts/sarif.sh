@@ -32,7 +32,7 @@
 # analysed; 1 when clang-tidy failed on some file (a compiler error, or a finding promoted to
 # an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
 # being written all the same; 2 on a usage error or bad input (no compilation database, no
-# clang-tidy, a conversion error, a baseline that is not a torch-sync SARIF log: checked
+# clang-tidy, a conversion error, a baseline that is not a SARIF 2.1.0 log with torch-sync fingerprints: checked
 # before the analysis; a comparison that fails after it, e.g. logs of different tools, still
 # writes the log, without baselineState).
 set -euo pipefail
