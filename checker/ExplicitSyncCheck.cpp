@@ -75,9 +75,11 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (isGlobalName(Fact->Function) && isDeviceToDeviceCopy(*Call))
     return;
   // There is no tensor whose device to infer: each of these calls waits for
-  // a CUDA device, so isReportableDevice() is not asked.
+  // a CUDA device, so isReportableDevice() is not asked. Each effect names
+  // what the call waits for: the device, a stream or an event.
   reportSync(*Call, Fact->Function.drop_front(2), Fact->Effect,
-             Fact->Alternative, *Result.Context);
+             Fact->Alternative, *Result.Context, std::nullopt,
+             HostWait::StatedInEffect);
 }
 
 } // namespace clang::tidy::torch_sync

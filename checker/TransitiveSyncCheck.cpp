@@ -139,7 +139,10 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   const FunctionDecl *InnerCallee = Inner->getDirectCallee();
   std::string InnerName =
       InnerCallee ? calleeName(*Inner, *InnerCallee) : std::string("a sync");
-  std::string Effect = "calls '" + InnerName + "' in its body";
+  // What the sync inside waits for (a stream, an event, the device) is the
+  // note's to say: the call blocks the host as long as that sync does.
+  std::string Effect =
+      "calls '" + InnerName + "' in its body, which blocks the host";
   const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
   std::string Name = Method && Method->getParent()->isLambda()
                          ? std::string("lambda")
@@ -147,7 +150,7 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   reportSync(*Call, Name, Effect,
              "a variant that keeps the value on the device, or calling it "
              "outside the hot path",
-             Context);
+             Context, std::nullopt, HostWait::StatedInEffect);
   diag(callLocation(*Inner, Context.getSourceManager()),
        "'%0' synchronizes here", DiagnosticIDs::Note)
       << InnerName;

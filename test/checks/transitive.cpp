@@ -21,7 +21,7 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
   float total = 0;
   for (int i = 0; i < steps; ++i) {
     total += readLoss(loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body, which blocks the host, on every loop iteration; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
     // CHECK-MESSAGES: :[[@LINE-13]]:54: note: 'item' synchronizes here
     // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:14: warning: 'readLoss' calls 'item' in its body
     // CHECK-MESSAGES-DEPTH1: :[[@LINE-15]]:54: note: 'item' synchronizes here
@@ -36,7 +36,7 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
 // device (torch/nn/utils/clip_grad.h).
 double positiveClipGradNorm(std::vector<at::Tensor> &parameters) {
   return torch::nn::utils::clip_grad_norm_(parameters, 1.0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body and blocks until the GPU has finished all queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body and waits for the current stream's queued work; consider
   // CHECK-MESSAGES: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here
   // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls
   // CHECK-MESSAGES-DEPTH1: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here
