@@ -233,7 +233,7 @@ void BooleanMaskCheck::checkIndexing(const CXXMemberCallExpr &Call,
   }
   if (!isReportableDevice(SelfDevice))
     return;
-  reportSync(Call, Method->getName(), Fact->Effect, Fact->Alternative, Context);
+  reportSync(Call, Method->getName(), Fact->Effect, Advice::of(*Fact), Context);
 }
 
 void BooleanMaskCheck::checkMaskedSelect(const CallExpr &Call,
@@ -246,7 +246,7 @@ void BooleanMaskCheck::checkMaskedSelect(const CallExpr &Call,
     return;
   if (!isReportableDevice(devices(Context).inputsDevice(Call)))
     return;
-  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Fact->Alternative,
+  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Advice::of(*Fact),
              Context);
 }
 

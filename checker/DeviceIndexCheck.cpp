@@ -89,7 +89,10 @@ void DeviceIndexCheck::checkSync(const MatchFinder::MatchResult &Result) {
 
 void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
                                       ASTContext &Context) {
-  if (!isReportablePlace(Read, Context) || !isShapeRead(Read, Context))
+  if (!isReportablePlace(Read, Context))
+    return;
+  std::optional<ShapeUse> Use = shapeUse(Read, Context);
+  if (!Use)
     return;
   const Expr *Receiver = Read.getImplicitObjectArgument();
   if (!Receiver || !isReportableDevice(devices(Context).tensorDevice(Receiver)))
@@ -97,7 +100,12 @@ void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Read.getMethodDecl());
   if (!Fact)
     return;
-  reportSync(Read, "item", Fact->Effect, Fact->Alternative, Context);
+  // A value that sizes an output is better passed in than read (the fix
+  // real projects made: docs/real-projects.md).
+  Advice Alternative = Advice::of(*Fact);
+  if (*Use == ShapeUse::Size && !Fact->SizeAlternative.empty())
+    Alternative.Default = Fact->SizeAlternative;
+  reportSync(Read, "item", Fact->Effect, Alternative, Context);
 }
 
 void DeviceIndexCheck::checkTensorIndexArgument(const CallExpr &Call,
@@ -111,7 +119,7 @@ void DeviceIndexCheck::checkTensorIndexArgument(const CallExpr &Call,
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Callee);
   if (!Fact)
     return;
-  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Fact->Alternative,
+  reportSync(Call, calleeName(Call, *Callee), Fact->Effect, Advice::of(*Fact),
              Context);
 }
 

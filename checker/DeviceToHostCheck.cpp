@@ -218,7 +218,7 @@ void DeviceToHostCheck::checkMemberTransfer(const CXXMemberCallExpr &Call,
       if (!Call.getBeginLoc().isMacroID() && !Call.getEndLoc().isMacroID())
         Fix = FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
             Member->getOperatorLoc(), Call.getEndLoc()));
-  reportSync(Call, Method->getName(), Effect, Fact->Alternative, Context, Fix);
+  reportSync(Call, Method->getName(), Effect, Advice::of(*Fact), Context, Fix);
 }
 
 void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
@@ -240,7 +240,7 @@ void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
                             : DeviceKind::Unknown;
     if (Device == DeviceKind::CPU || !isReportableDevice(Device))
       return;
-    reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+    reportSync(Call, Name, Fact->Effect, Advice::of(*Fact), Context);
     return;
   }
   // torch::tensor and at::tensor: the data, then the options.
@@ -254,7 +254,7 @@ void DeviceToHostCheck::checkTensorFactory(const CallExpr &Call,
   DeviceKind Target = Devices.targetDevice(Call.getArg(1));
   if (Target == DeviceKind::Unspecified || !isReportableDevice(Target))
     return;
-  reportSync(Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(Call, Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 void DeviceToHostCheck::checkModuleTransfer(const CXXMemberCallExpr &Call,
@@ -277,7 +277,7 @@ void DeviceToHostCheck::checkModuleTransfer(const CXXMemberCallExpr &Call,
       !isReportableDevice(Target))
     return;
   reportSync(Call, Fact->Function.drop_front(2), Fact->Effect,
-             Fact->Alternative, Context);
+             Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -184,7 +184,7 @@ void DynamicShapeCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (!Data || !isReportableDevice(devices(Context).tensorDevice(Data)))
     return;
   reportSync(*Call, calleeName(*Call, *Callee), Fact->Effect,
-             Fact->Alternative, Context);
+             Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

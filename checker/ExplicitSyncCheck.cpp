@@ -78,7 +78,7 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   // a CUDA device, so isReportableDevice() is not asked. Each effect names
   // what the call waits for: the device, a stream or an event.
   reportSync(*Call, Fact->Function.drop_front(2), Fact->Effect,
-             Fact->Alternative, *Result.Context, std::nullopt,
+             Advice::of(*Fact), *Result.Context, std::nullopt,
              HostWait::StatedInEffect);
 }
 

@@ -111,7 +111,7 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (!isReportableDevice(Device))
     return;
   reportSync(*Call, calleeName(*Call, *Callee), Fact->Effect,
-             Fact->Alternative, Context);
+             Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

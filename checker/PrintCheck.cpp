@@ -92,7 +92,7 @@ void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
   } else if (isa<CXXOperatorCallExpr>(Call)) {
     Name = "operator<<";
   }
-  reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync
