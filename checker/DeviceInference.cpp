@@ -2,6 +2,7 @@
 
 #include "DeviceInference.h"
 #include "LibTorchApi.h"
+#include "ProjectFacts.h"
 #include "RankInference.h"
 #include "SyncFacts.h"
 #include "TorchMatchers.h"
@@ -461,9 +462,8 @@ bool isCpuRegistrationName(StringRef Name) {
          Name.rtrim("0123456789").ends_with("_CPU_");
 }
 
-/// The function that \p Arg, a kernel argument of 'Library::impl', names:
-/// '&f', 'f', 'TORCH_FN(f)' (a c10::CompileTimeFunctionPointer<F, f>), or a
-/// lambda's call operator; null otherwise.
+} // namespace
+
 const FunctionDecl *registeredKernel(const Expr *Arg) {
   const Expr *E = Arg->IgnoreUnlessSpelledInSource()->IgnoreParens();
   if (const auto *Unary = dyn_cast<UnaryOperator>(E);
@@ -484,6 +484,8 @@ const FunctionDecl *registeredKernel(const Expr *Arg) {
              ? dyn_cast<FunctionDecl>(Function.getAsDecl())
              : nullptr;
 }
+
+namespace {
 
 /// Matches a function that may be private to the main file: not a member,
 /// not 'main', with internal linkage or declared in the main file only.
@@ -856,6 +858,10 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
     }
     return Inputs == DeviceKind::Unspecified ? DeviceKind::Unknown : Inputs;
   }
+  // A function of the project returns what the project facts say.
+  if (Facts && !isLibraryFunction(*Callee))
+    if (std::optional<DeviceKind> Device = projectReturnDevice(Call, Depth))
+      return *Device;
   // Only ATen's and the C++ frontend's own functions are known to put their
   // result where their inputs or options say; a user's function may not.
   StringRef NS = topLevelNamespace(Callee);
@@ -890,6 +896,28 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
   // A factory ('zeros', 'from_blob', 'torch::tensor') without a device
   // allocates on the CPU: C++ has no default-device setting.
   return Inputs == DeviceKind::Unspecified ? DeviceKind::CPU : Inputs;
+}
+
+std::optional<DeviceKind>
+DeviceInference::projectReturnDevice(const CallExpr &Call, unsigned Depth) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const ProjectFacts::ReturnDevice *Returns =
+      Callee ? Facts->returnDevice(projectFunctionKey(*Callee, Context))
+             : nullptr;
+  if (!Returns)
+    return std::nullopt;
+  DeviceKind Result = Returns->Device;
+  for (unsigned Index : Returns->Parameters) {
+    // A free function's arguments are its parameters, in order.
+    DeviceKind Argument = Index < Call.getNumArgs()
+                              ? tensorDevice(Call.getArg(Index), Depth + 1)
+                              : DeviceKind::Unknown;
+    // Unspecified: an argument still being analysed (recursion).
+    Result = joinAlternatives(Result, Argument == DeviceKind::Unspecified
+                                          ? DeviceKind::Unknown
+                                          : Argument);
+  }
+  return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
 }
 
 DeviceKind DeviceInference::memberDevice(const MemberExpr &Member,
@@ -1272,6 +1300,14 @@ DeviceKind DeviceInference::parameterDevice(const ParmVarDecl &Param,
   // (c10/core/DispatchKeySet.h, highestPriorityTypeId).
   if (isCpuKernel(*Function))
     return DeviceKind::CPU;
+  // The join of the arguments at every call in the project, where the
+  // project facts know one.
+  if (Facts)
+    if (std::optional<DeviceKind> Device = Facts->parameterDevice(
+            projectFunctionKey(*Function, Context),
+            Param.getFunctionScopeIndex());
+        Device && *Device != DeviceKind::Unknown)
+      return *Device;
   const CallSites *Sites = privateCallSites(*Function);
   if (!Sites || Sites->Calls.empty())
     return DeviceKind::Unknown;

@@ -37,6 +37,8 @@ class ParmVarDecl;
 class VarDecl;
 namespace tidy::torch_sync {
 
+class ProjectFacts;
+
 /// What is known about a device.
 enum class DeviceKind {
   Unknown,     ///< could be any device, CUDA included
@@ -57,10 +59,15 @@ bool isTensorType(QualType T);
 class DeviceInference {
 public:
   /// With \p ProjectDatasetsOnCPU, the examples of the project's own
-  /// datasets (option ProjectDatasetsOnCPU) count as made on the CPU.
+  /// datasets (option ProjectDatasetsOnCPU) count as made on the CPU. With
+  /// \p Facts (option ProjectFactsFile), which must outlive the inference,
+  /// parameters and the results of the project's functions take the devices
+  /// that the whole project gives them.
   explicit DeviceInference(ASTContext &Context,
-                           bool ProjectDatasetsOnCPU = false)
-      : Context(Context), ProjectDatasetsOnCPU(ProjectDatasetsOnCPU) {}
+                           bool ProjectDatasetsOnCPU = false,
+                           const ProjectFacts *Facts = nullptr)
+      : Context(Context), ProjectDatasetsOnCPU(ProjectDatasetsOnCPU),
+        Facts(Facts) {}
 
   /// The device of the tensor that the expression \p E evaluates to.
   DeviceKind tensorDevice(const Expr *E) { return tensorDevice(E, 0); }
@@ -148,9 +155,15 @@ private:
   /// ('linear->weight'), the data or target of a torch::data::Example.
   DeviceKind memberDevice(const MemberExpr &Member, unsigned Depth);
   /// The device a parameter receives: CPU in a kernel registered for the CPU
-  /// dispatch key, the join of the arguments at every call of a function
-  /// private to its file, else Unknown.
+  /// dispatch key, the device the project facts give it, the join of the
+  /// arguments at every call of a function private to its file, else Unknown.
   DeviceKind parameterDevice(const ParmVarDecl &Param, unsigned Depth);
+  /// The device that the project facts say \p Call of one of the project's
+  /// functions returns: a device, or the join of its arguments for the
+  /// parameters the result shares its device with; std::nullopt when they say
+  /// nothing.
+  std::optional<DeviceKind> projectReturnDevice(const CallExpr &Call,
+                                                unsigned Depth);
   /// The device that a guard or a branch on the device of \p Var
   /// ('TORCH_CHECK(t.is_cuda())', 'if (t.is_cuda()) {...}') gives it at \p Use;
   /// Unknown when none applies there.
@@ -209,6 +222,7 @@ private:
 
   ASTContext &Context;
   const bool ProjectDatasetsOnCPU;
+  const ProjectFacts *const Facts;
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;
@@ -232,6 +246,11 @@ private:
 /// at::TensorList, '{mask, Slice()}' for TensorIndex indices), through the
 /// implicit ArrayRef / initializer_list construction; null for anything else.
 const InitListExpr *bracedList(const Expr *E);
+
+/// The function that \p Arg, a kernel argument of 'torch::Library::impl',
+/// names: '&f', 'f', 'TORCH_FN(f)' (a c10::CompileTimeFunctionPointer<F, f>),
+/// or a lambda's call operator; null otherwise.
+const FunctionDecl *registeredKernel(const Expr *Arg);
 
 /// Combines the devices of the inputs of an op whose result lives where its
 /// inputs live: CUDA if any input is, CPU if all are, else Unknown.

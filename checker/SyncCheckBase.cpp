@@ -83,6 +83,7 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
           "ThirdPartyHeaderRegex", DefaultThirdPartyHeaderRegex)),
       SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
       LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
+      ProjectFactsFile(Options.getLocalOrGlobal("ProjectFactsFile", "")),
       LibTorchHeaderPattern(LibTorchHeaderRegex),
       ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
   if (!LibTorchVersion.empty()) {
@@ -137,6 +138,7 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "ThirdPartyHeaderRegex", ThirdPartyHeaderRegex);
   Options.store(Opts, "SkipLibraryHeaders", SkipLibraryHeaders);
   Options.store(Opts, "LibTorchVersion", LibTorchVersion);
+  Options.store(Opts, "ProjectFactsFile", ProjectFactsFile);
 }
 
 void SyncCheckBase::onStartOfTranslationUnit() {
@@ -147,6 +149,7 @@ void SyncCheckBase::onStartOfTranslationUnit() {
   ShapeReads.clear();
   Inference.reset();
   InferenceContext = nullptr;
+  Facts.reset();
 }
 
 unsigned SyncCheckBase::libTorchVersion() const {
@@ -173,10 +176,34 @@ unsigned SyncCheckBase::libTorchVersion() const {
   return NewestKnownVersion;
 }
 
+std::string SyncCheckBase::inferenceFingerprint() const {
+  return torch_sync::inferenceFingerprint(
+      ProjectDatasetsOnCPU, LibTorchHeaderRegex, ThirdPartyHeaderRegex);
+}
+
 DeviceInference &SyncCheckBase::devices(ASTContext &Context) {
   if (!Inference || InferenceContext != &Context) {
-    Inference =
-        std::make_unique<DeviceInference>(Context, ProjectDatasetsOnCPU);
+    Facts.reset();
+    if (!ProjectFactsFile.empty() && readsProjectFacts()) {
+      std::string Problem;
+      Facts = ProjectFacts::load(ProjectFactsFile, inferenceFingerprint(),
+                                 Problem);
+      const SourceManager &SM = Context.getSourceManager();
+      OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+      std::string MainFile =
+          Main ? absoluteSourcePath(Main->getName(), SM.getFileManager()) : "";
+      if (Facts && !Facts->coversTranslationUnit(MainFile)) {
+        Problem = "'" + MainFile + "' was not part of their collection";
+        Facts.reset();
+      }
+      // The same text from every check: clang-tidy shows it once.
+      if (!Facts)
+        configurationDiag("ignoring the project facts in '%0': %1; collect "
+                          "them again (docs/project-facts.md)")
+            << ProjectFactsFile << Problem;
+    }
+    Inference = std::make_unique<DeviceInference>(Context, ProjectDatasetsOnCPU,
+                                                  Facts.get());
     InferenceContext = &Context;
   }
   return *Inference;

@@ -17,6 +17,7 @@
 
 #include "DeviceInference.h"
 #include "DeviceValueFlow.h"
+#include "ProjectFacts.h"
 #include "SyncFacts.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
@@ -44,6 +45,8 @@ public:
   ///                          so that no matcher runs inside them
   ///   LibTorchVersion        "MAJOR.MINOR" to apply rules for, or "" for
   ///                          the version the parsed headers define
+  ///   ProjectFactsFile       the project facts file (ProjectFacts.h) that
+  ///                          the device inference reads, or "" for none
   SyncCheckBase(StringRef Name, ClangTidyContext *Context);
 
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
@@ -158,8 +161,18 @@ protected:
   /// syncs are intended, and so are the syncs of a call to it.
   bool isIntendedFunction(const FunctionDecl &Function) const;
 
-  /// The device inference for the current translation unit.
+  /// The device inference for the current translation unit, with the
+  /// project facts of ProjectFactsFile when they can be used; when they
+  /// cannot, a configuration diagnostic says why, once per translation unit.
   DeviceInference &devices(ASTContext &Context);
+
+  /// Whether the device inference reads ProjectFactsFile; the check that
+  /// collects the facts does not.
+  virtual bool readsProjectFacts() const { return true; }
+
+  /// The fingerprint of the options that change what the device inference
+  /// concludes (inferenceFingerprint in ProjectFacts.h).
+  std::string inferenceFingerprint() const;
 
   /// The location to report a call at: the member name for 't.item()', the
   /// operator for 'os << t', the call's start otherwise; for a call written
@@ -211,6 +224,7 @@ private:
   const std::string ThirdPartyHeaderRegex;
   const bool SkipLibraryHeaders;
   const std::string LibTorchVersion;
+  const std::string ProjectFactsFile;
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
@@ -223,6 +237,8 @@ private:
   std::vector<std::pair<FileRange, const FunctionDecl *>> FunctionRanges;
   llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Expr *, ShapeUse>>
       ShapeReads;
+  /// The project facts that Inference reads, if any.
+  std::shared_ptr<const ProjectFacts> Facts;
   std::unique_ptr<DeviceInference> Inference;
   const ASTContext *InferenceContext = nullptr;
 };

@@ -11,6 +11,7 @@
 #include "ExplicitSyncCheck.h"
 #include "ItemCheck.h"
 #include "PrintCheck.h"
+#include "ProjectFactsCheck.h"
 #include "TransitiveSyncCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
 #include "llvm/Config/llvm-config.h"
@@ -31,6 +32,7 @@ public:
     CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
+    CheckFactories.registerCheck<ProjectFactsCheck>("torch-sync-project-facts");
     CheckFactories.registerCheck<TransitiveSyncCheck>("torch-sync-transitive");
   }
 };

@@ -73,6 +73,14 @@
 #   --label NAME             the project's name in the report (default: CHECKOUT's name)
 #   --revision REV           the revision named in the report (default: git's HEAD, if any)
 #
+# Project facts (docs/project-facts.md): before the analysis, torch-sync-project-facts runs over
+# every translation unit of the database (not those of --exclude; --filter selects only what is
+# analysed) and scripts/merge-project-facts.py joins its fragments into OUTDIR/facts/
+# project-facts.json, which the analysis reads (ProjectFactsFile): the device inference then
+# sees the devices that the whole project passes to each function. Units that do not parse or
+# are left out are named in a notice; when no facts can be written the analysis runs without.
+#   --no-project-facts       analyse each translation unit alone
+#
 # The cache (scripts/tidy_cache.py): an unchanged translation unit's result (diagnostics, exit
 # status) is replayed; the key covers the tool's files (binary, plugin, LLVM libraries), the
 # effective configuration, the flags and every file the preprocessor reads:
@@ -81,6 +89,8 @@
 #   --cache-mode MODE        direct (default: the files read, re-hashed) or preprocessed
 #                            (clang++ -E of each unit, hashed; slower)
 #   --no-cache               neither read nor write it
+# Both passes go through the cache: a collection's fragment is kept with its result, and the
+# analysis's key covers the facts' content.
 #
 # Speed:
 #   --compare-syntax-only    after the scan, time the whole scan against clang++-N -fsyntax-only
@@ -100,6 +110,7 @@ compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" bu
 cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
 torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
+project_facts=1
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
 excludes=() positional=()
 while [ $# -gt 0 ]; do
@@ -128,6 +139,7 @@ while [ $# -gt 0 ]; do
     --cache-max-mb) need "$@"; cache_max_mb=$2; shift 2 ;;
     --cache-mode) need "$@"; cache_mode=$2; shift 2 ;;
     --no-cache) no_cache=1; shift ;;
+    --no-project-facts) project_facts=0; shift ;;
     --llvm) need "$@"; llvm=$2; shift 2 ;;
     --checks) need "$@"; checks=$2; shift 2 ;;
     --check-option) need "$@"; check_options+=("$2"); shift 2 ;;
@@ -178,7 +190,7 @@ command -v "clang++-$llvm" >/dev/null || die "clang++-$llvm not found; run scrip
 mkdir -p "$outdir" || die "cannot create OUTDIR '$outdir'"
 outdir=$(cd "$outdir" && pwd -P)
 case "$outdir/" in "$checkout"/*) die "OUTDIR '$outdir' is inside the checkout; choose a folder outside it" ;; esac
-rm -rf "$outdir/db" "$outdir/logs" "$outdir/report.md" "$outdir/report.json"
+rm -rf "$outdir/db" "$outdir/logs" "$outdir/facts" "$outdir/report.md" "$outdir/report.json"
 mkdir -p "$outdir/db"
 
 # The checker: only the file that --tool needs.
@@ -348,6 +360,7 @@ for s in "${extra_args[@]}"; do scan+=("--extra-arg=$s"); done
 for s in "${excludes[@]}"; do scan+=(--exclude "$s"); done
 for s in "${notices[@]}"; do scan+=(--notice "$s"); done
 [ $compare = 1 ] && scan+=(--compare-syntax-only)
+[ $project_facts = 1 ] || scan+=(--no-project-facts)
 if [ $no_cache = 1 ]; then scan+=(--no-cache)
 else scan+=(--cache-dir "${cache_dir:-${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan}" --cache-max-mb "$cache_max_mb"
   --cache-mode "$cache_mode")

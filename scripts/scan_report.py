@@ -3,9 +3,10 @@
 
   scan_report.py gendb  ...   write a compilation database from flags
   scan_report.py merge  ...   merge compilation databases into one
-  scan_report.py scan   ...   run the torch-sync checks over every translation unit of a
-                              database, optionally time clang++ -fsyntax-only over the same
-                              units, and write report.md and report.json
+  scan_report.py scan   ...   collect the project facts over every translation unit of a
+                              database (unless --no-project-facts), run the torch-sync checks
+                              over them with the facts, optionally time clang++ -fsyntax-only
+                              over the same units, and write report.md and report.json
 
 scan-project.sh is the documented entry point; see its --help.
 """
@@ -13,10 +14,12 @@ scan-project.sh is the documented entry point; see its --help.
 import argparse
 import concurrent.futures
 import glob
+import hashlib
 import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -384,8 +387,9 @@ def pool_run(jobs, n, nice):
     return results, time.monotonic() - t0
 
 
-def cached_pool_run(cache, tool, jobs, units, n, nice):
-    """pool_run through the cache: results by key are (rc, out, err, seconds, from_cache)."""
+def cached_pool_run(cache, tool, jobs, units, n, nice, artifacts=None):
+    """pool_run through the cache: results by key are (rc, out, err, seconds, from_cache).
+    artifacts(entry): the files a run writes, kept with its result (tidy_cache.Cache.run)."""
     entries = {e["file"]: e for e in units}
     results = {}
     t0 = time.monotonic()
@@ -393,7 +397,8 @@ def cached_pool_run(cache, tool, jobs, units, n, nice):
     def one(k, cmd, cwd, to):
         pre = ["nice", "-n", str(nice)] if nice else []
         return cache.run(tool, cmd[len(tool):], entries[k],
-                         lambda c: run_one(pre + c, cwd, to), to)
+                         lambda c: run_one(pre + c, cwd, to), to,
+                         artifacts(entries[k]) if artifacts else ())
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
         futs = {ex.submit(one, *j): j[0] for j in jobs}
@@ -454,21 +459,17 @@ def cmd_scan(a):
             a.db, " (after --filter/--exclude)" if a.filter or a.exclude else ""))
     dbdir = os.path.dirname(os.path.abspath(a.db))
     header_re = "^" + re.escape(root + os.sep)
-    config = "{Checks: %s, WarningsAsErrors: '', HeaderFilterRegex: %s, SystemHeaders: false" % (
-        yaml_sq(a.checks), yaml_sq(header_re))
-    if a.check_option:
-        config += ", CheckOptions: {%s}" % ", ".join(
-            "%s: %s" % (k, yaml_sq(v)) for k, v in (o.split("=", 1) for o in a.check_option))
-    config += "}"
+    options = [tuple(o.split("=", 1)) for o in a.check_option]
+
+    def make_config(checks, more=()):
+        c = "{Checks: %s, WarningsAsErrors: '', HeaderFilterRegex: %s, SystemHeaders: false" % (
+            yaml_sq(checks), yaml_sq(header_re))
+        if options or more:
+            c += ", CheckOptions: {%s}" % ", ".join(
+                "%s: %s" % (k, yaml_sq(v)) for k, v in options + list(more))
+        return c + "}"
+
     tool = shlex.split(a.tool)
-
-    def tidy_jobs():
-        return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
-                 ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]],
-                 e["directory"], a.timeout) for e in units]
-
-    print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
-        shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
     cache = None
     if not a.no_cache:
         try:
@@ -477,6 +478,27 @@ def cmd_scan(a):
             cache.tool_identity(tool)
         except (RuntimeError, OSError) as e:
             die("cache: %s (pass --no-cache to scan without it)" % e)
+
+    facts = None
+    if a.no_project_facts:
+        pass
+    elif any(k == "ProjectFactsFile" or k.endswith(".ProjectFactsFile") for k, _ in options):
+        a.notice.append("project facts: not collected, a --check-option names ProjectFactsFile")
+    else:
+        facts = project_facts(a, tool, db, dbdir, make_config, cache)
+    config = make_config(a.checks, [("ProjectFactsFile", facts["file"])] if facts and facts["file"] else [])
+    if cache and facts and facts["file"]:
+        # The analysis depends on the facts: their content, without the sources' stamps (which
+        # the merge refreshes) is part of every key.
+        cache.extra_key = {"project_facts": facts["digest"]}
+
+    def tidy_jobs():
+        return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
+                 ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]],
+                 e["directory"], a.timeout) for e in units]
+
+    print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
+        shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
     if cache:
         results, wall = cached_pool_run(cache, tool, tidy_jobs(), units, a.jobs, a.nice)
         cache.check_tool_unchanged(tool)
@@ -556,6 +578,8 @@ def cmd_scan(a):
         "scan_wall_seconds": round(wall, 2),
         "cache_hits": sum(t["cached"] for t in tus),
     }
+    if facts:
+        summary["facts_wall_seconds"] = facts["seconds"]
     report = {
         "project": a.label or os.path.basename(root), "checkout": root, "revision": a.revision or None,
         "compile_database": {"path": os.path.abspath(a.db), "origin": a.db_origin},
@@ -565,6 +589,7 @@ def cmd_scan(a):
         "translation_units": tus, "findings": flist, "timing": timing,
         "sources_not_in_database": [rel(s, root) for s in missing_sources(root, units, a)],
         "notices": a.notice,
+        "project_facts": facts,
         "cache": {"dir": cache.dir, "mode": cache.mode, "hits": cache.hits, "misses": cache.misses,
                   "damaged": cache.damaged, "not_stored": cache.not_stored,
                   "max_mb": a.cache_max_mb} if cache else None,
@@ -582,6 +607,76 @@ def cmd_scan(a):
             timing["tidy_median_seconds"], timing["syntax_only_median_seconds"], timing["ratio"]),
             file=sys.stderr)
     return 0 if s["analysed"] == s["translation_units"] else 1
+
+
+def project_facts(a, tool, db, dbdir, make_config, cache):
+    """The first pass: torch-sync-project-facts over every translation unit of the database
+    (but those of --exclude), then merge-project-facts.py. Returns what the report says of it,
+    with "file" None when no facts could be written (a notice says why)."""
+    root = os.path.abspath(a.root)
+    fdir = os.path.join(a.out, "facts")
+    frag = os.path.join(fdir, "fragments")
+    facts_file = os.path.join(fdir, "project-facts.json")
+    shutil.rmtree(fdir, ignore_errors=True)
+    os.makedirs(frag)
+    seen, units = set(), []
+    for e in db:
+        if e["file"] not in seen and not any(re.search(x, rel(e["file"], root)) for x in a.exclude):
+            seen.add(e["file"])
+            units.append(e)
+    config = make_config("-*,torch-sync-project-facts",
+                         [("torch-sync-project-facts.OutputDirectory", frag)])
+    jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
+             ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]], e["directory"], a.timeout)
+            for e in units]
+
+    def fragment(e):
+        # The check names a unit's fragment after the MD5 of its main file's absolute path.
+        return [os.path.join(frag, hashlib.md5(e["file"].encode()).hexdigest() + ".json")]
+
+    print("scan-project: project facts: collecting over %d translation units" % len(units),
+          file=sys.stderr)
+    hits = 0
+    if cache:
+        # The report counts the analysis's hits and misses; this pass's hits are its own.
+        before = (cache.hits, cache.misses)
+        results, wall = cached_pool_run(cache, tool, jobs, units, a.jobs, a.nice, fragment)
+        hits = cache.hits - before[0]
+        cache.hits, cache.misses = before
+    else:
+        results, wall = pool_run(jobs, a.jobs, a.nice)
+    info = {"file": None, "seconds": round(wall, 2), "collected": len(units), "cache_hits": hits,
+            "fragments": os.path.relpath(frag, a.out)}
+    merge = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                         "merge-project-facts.py"),
+                            "-p", a.db, "--allow-incomplete", "-o", facts_file, frag],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    if merge.returncode != 0:
+        why = (merge.stderr.strip().splitlines() or ["exit status %d" % merge.returncode])[-1]
+        a.notice.append("project facts: none, the merge refused (%s); the analysis ran without them" %
+                        why.replace("merge-project-facts: ", ""))
+        print("scan-project: warning: " + a.notice[-1], file=sys.stderr)
+        return info
+    with open(facts_file) as fh:
+        doc = json.load(fh)
+    params = [d for f in doc["functions"].values() for d in f.get("parameters", {}).values()]
+    incomplete = [rel(u, root) for u in doc["incomplete_translation_units"]]
+    info.update({
+        "file": facts_file,
+        "digest": tidy_cache.sha256_json({k: v for k, v in doc.items() if k != "sources"}),
+        "translation_units": len(doc["translation_units"]),
+        "incomplete_translation_units": incomplete,
+        "parameters": {d: params.count(d) for d in ("CPU", "CUDA", "Unknown")},
+    })
+    if incomplete:
+        a.notice.append("project facts: %d translation unit(s) did not parse, or were left out or not "
+                        "collected (%s); calls from them are not in the facts" % (
+                            len(incomplete), ", ".join("`%s`" % u for u in incomplete[:5]) +
+                            (", ..." if len(incomplete) > 5 else "")))
+    print("scan-project: project facts: %s (%d CPU, %d CUDA, %d unknown tensor parameters), %.1f s" % (
+        facts_file, params.count("CPU"), params.count("CUDA"), params.count("Unknown"), wall),
+        file=sys.stderr)
+    return info
 
 
 def missing_sources(root, units, a):
@@ -629,6 +724,17 @@ def markdown(r):
     L.append("- cache: %s" % ("off (--no-cache)" if not c else
                               "%d of %d translation units from the cache `%s` (%s mode)" % (
                                   c["hits"], s["translation_units"], c["dir"], c["mode"])))
+    pf = r.get("project_facts")
+    if pf is None:
+        L.append("- project facts: off")
+    elif pf["file"]:
+        p = pf["parameters"]
+        L.append("- project facts: `%s`, from %d translation units (%d from the cache) in %.1f s: "
+                 "tensor parameters %d CPU, %d CUDA, %d unknown" % (
+                     pf["file"], pf["translation_units"], pf["cache_hits"], pf["seconds"],
+                     p["CPU"], p["CUDA"], p["Unknown"]))
+    else:
+        L.append("- project facts: none (see the notices)")
     for n in r["notices"]:
         L.append("- notice: %s" % n)
     L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
@@ -729,6 +835,7 @@ def main():
     s.add_argument("--cache-max-mb", type=float, default=512)
     s.add_argument("--cache-mode", default="direct", choices=("direct", "preprocessed"))
     s.add_argument("--no-cache", action="store_true")
+    s.add_argument("--no-project-facts", action="store_true")
     a = ap.parse_args()
     if a.cmd == "gendb":
         cmd_gendb(a)

@@ -18,6 +18,7 @@ The key covers everything that can change a result:
   - the effective configuration: TOOL --dump-config for the file, with the run's arguments;
   - the run's arguments, the compile command and its directory, the file's path, and the
     environment variables that change include search (CPATH, CPLUS_INCLUDE_PATH, ...);
+  - what the caller adds (Cache.extra_key): in a scan, the content of the project facts file;
   - the translation unit's text, in one of two modes:
       direct (default): the main file's content hash, and a recorded list of every file the
         preprocessor read (clang++ -M, with the same flags clang-tidy uses), each re-hashed on
@@ -27,6 +28,8 @@ The key covers everything that can change a result:
         list by an #include "..." (the case ccache's direct mode also misses);
       preprocessed: the sha256 of the preprocessed translation unit (clang++ -E with line
         markers, the same flags).
+A run's artifacts (Cache.run's artifacts: the fragment of torch-sync-project-facts) are stored
+with its result and written back on a hit.
 An entry is one JSON file written atomically (temp file + os.replace) with the sha256 of its
 payload inside; an entry that does not parse or whose checksum differs is reported, deleted and
 recomputed, never replayed. Runs that timed out, crashed (signal) or whose dependency list could
@@ -161,6 +164,8 @@ class Cache:
         self.clangxx = clangxx
         self.log = log or (lambda msg: print("tidy-cache: " + msg, file=sys.stderr))
         self.hits = self.misses = self.damaged = self.not_stored = 0
+        # Something else the results depend on (the project facts file's content), or None.
+        self.extra_key = None
         self._identity = {}
         self._config = {}
         self._file_hash = {}
@@ -326,7 +331,7 @@ class Cache:
     # ---------------------------------------------------------------- lookup and run
 
     def _base_key(self, tool, tidy_args, entry, file):
-        return {
+        key = {
             "format": FORMAT, "mode": self.mode,
             "tool": self.tool_identity(tool),
             "config": self.effective_config(tool, tidy_args, file),
@@ -335,6 +340,9 @@ class Cache:
             "file": os.path.abspath(file), "clangxx": self.clangxx,
             "env": {k: os.environ[k] for k in ENV_KEYS if k in os.environ},
         }
+        if self.extra_key is not None:
+            key["extra"] = self.extra_key
+        return key
 
     def _deps(self, cargs, cwd, timeout):
         """Every file the preprocessor reads (clang++ -M) and its include search list (-v), or
@@ -409,10 +417,12 @@ class Cache:
             out.append([d, h, found, spelling, present])
         return out
 
-    def run(self, tool, tidy_args, entry, runner, timeout=None):
+    def run(self, tool, tidy_args, entry, runner, timeout=None, artifacts=()):
         """Run tool + tidy_args for entry['file'] through the cache. runner(cmd) returns
         (rc, stdout, stderr, seconds), rc None on a timeout. Returns the same tuple plus
-        True when the result came from the cache."""
+        True when the result came from the cache. artifacts: files the run writes (the
+        fragment of torch-sync-project-facts), stored with the result and written back, or
+        removed, when it is replayed."""
         file = entry["file"]
         cwd = entry["directory"]
         cmd = list(tool) + list(tidy_args)
@@ -424,24 +434,25 @@ class Cache:
             key = sha256_json(dict(base, main=self.file_hash(os.path.join(cwd, file))))
             payload = self._read(key)
             if payload is not None and self._validate(payload):
-                return self._replay(payload, fixes)
+                return self._replay(payload, fixes, artifacts)
         else:
             pp = self._preprocessed_hash(cargs, cwd, timeout)
             key = sha256_json(dict(base, preprocessed=pp)) if pp else None
             payload = self._read(key) if key else None
             if payload is not None:
-                return self._replay(payload, fixes)
+                return self._replay(payload, fixes, artifacts)
         self.misses += 1
         if self.mode == "direct":
             # Recorded before the run: a change during it must not be taken as seen.
             deps, search = self._deps(cargs, cwd, timeout)
             if deps is not None:
                 deps = self._record(deps, search)
-        if fixes:
-            try:
-                os.unlink(fixes)
-            except OSError:
-                pass
+        for f in [fixes] + list(artifacts):
+            if f:
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
         rc, out, err, secs = runner(cmd)
         storable = rc is not None and rc >= 0 and key is not None and \
             (self.mode == "preprocessed" or deps is not None)
@@ -451,6 +462,12 @@ class Cache:
             if fixes and os.path.isfile(fixes):
                 with open(fixes, encoding="utf-8", errors="surrogateescape") as fh:
                     payload["fixes"] = fh.read()
+            if artifacts:
+                payload["artifacts"] = {}
+                for f in artifacts:
+                    if os.path.isfile(f):
+                        with open(f, encoding="utf-8", errors="surrogateescape") as fh:
+                            payload["artifacts"][f] = fh.read()
             try:
                 self._write(key, payload)
                 self.written.append(key)
@@ -460,8 +477,19 @@ class Cache:
             self.not_stored += 1
         return rc, out, err, secs, False
 
-    def _replay(self, payload, fixes):
+    def _replay(self, payload, fixes, artifacts=()):
         self.hits += 1
+        stored = payload.get("artifacts") or {}
+        for f in artifacts:
+            if f in stored:
+                os.makedirs(os.path.dirname(os.path.abspath(f)), exist_ok=True)
+                with open(f, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                    fh.write(stored[f])
+            else:
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
         if fixes:
             if payload.get("fixes") is not None:
                 with open(fixes, "w", encoding="utf-8", errors="surrogateescape") as fh:
