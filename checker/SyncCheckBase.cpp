@@ -260,8 +260,7 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
 
 std::string SyncCheckBase::calleeName(const CallExpr &Call,
                                       const FunctionDecl &Callee) {
-  return isa<CXXMethodDecl>(Callee) ? Callee.getNameAsString()
-                                     : Callee.getQualifiedNameAsString();
+  return diagnosticName(Callee);
 }
 
 bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {

@@ -15,6 +15,7 @@
 #ifndef TORCH_SYNC_SYNCCHECKBASE_H
 #define TORCH_SYNC_SYNCCHECKBASE_H
 
+#include "CallSync.h"
 #include "DeviceInference.h"
 #include "SyncFacts.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -105,6 +106,9 @@ protected:
   /// else TORCH_VERSION_MAJOR and TORCH_VERSION_MINOR as defined by the parsed
   /// headers (torch/version.h); else NewestKnownVersion.
   unsigned libTorchVersion() const;
+  /// What the argument conditions of the facts depend on besides the call
+  /// (CallSync.h): the LibTorch version.
+  SyncRules syncRules() const { return SyncRules{libTorchVersion()}; }
   /// The newest LibTorch release whose behaviour the facts describe.
   static constexpr unsigned NewestKnownVersion = 211;
 
