@@ -108,6 +108,9 @@ void SyncCheckBase::registerPPCallbacks(const SourceManager &SM,
   this->PP = PP;
   if (SkipLibraryHeaders)
     markLibraryHeadersAsSystem(*PP, {LibTorchHeaderRegex, ThirdPartyHeaderRegex});
+  auto Recorder = std::make_unique<ConditionalBranches>(SM);
+  Branches = Recorder.get();
+  PP->addPPCallbacks(std::move(Recorder));
 }
 
 std::vector<llvm::Regex> SyncCheckBase::parseRegexList(StringRef OptionName,
@@ -277,12 +280,22 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
-  auto Diag = diag(Loc, "'%0' %1 and blocks until the GPU has finished all "
-                       "queued work%select{|, on every iteration of the "
-                       "enclosing loop}2; consider %3")
-              << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
-  if (Fix)
-    Diag << *Fix;
+  {
+    auto Diag = diag(Loc, "'%0' %1 and blocks until the GPU has finished all "
+                         "queued work%select{|, on every iteration of the "
+                         "enclosing loop}2; consider %3")
+                << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
+    if (Fix)
+      Diag << *Fix;
+  } // emitted here, before its notes
+  noteGuard(Call, Context);
+}
+
+void SyncCheckBase::noteGuard(const Expr &Call, ASTContext &Context) {
+  GuardResult Guard = findGuard(Call, Context, Branches);
+  if (Guard.Guard)
+    diag(Guard.Guard->Loc, "the call runs %0", DiagnosticIDs::Note)
+        << Guard.Guard->Description;
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {

@@ -18,6 +18,7 @@
 #include "CallSync.h"
 #include "DeviceInference.h"
 #include "SyncFacts.h"
+#include "SyncGuard.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -86,7 +87,8 @@ protected:
   /// Emits "'<Callee>' <Effect> and blocks until the GPU has finished all
   /// queued work[, on every iteration of the enclosing loop]; consider
   /// <Alternative>" at the call, with \p Fix when given (only rewrites that
-  /// keep the program's meaning), and remembers the location.
+  /// keep the program's meaning), and remembers the location. A note says
+  /// when the call runs only under a flag (noteGuard).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   StringRef Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt);
@@ -125,6 +127,14 @@ protected:
   /// Whether \p Function's qualified name matches IntendedSyncFunctions: its
   /// syncs are intended, and so are the syncs of a call to it.
   bool isIntendedFunction(const FunctionDecl &Function) const;
+
+  /// Notes the flag or preprocessor branch that the reported \p Call runs
+  /// under, if any (SyncGuard.h): "the call runs only when 'debug' is true".
+  void noteGuard(const Expr &Call, ASTContext &Context);
+
+  /// The preprocessor branches of the translation unit (SyncGuard.h); null
+  /// before registerPPCallbacks.
+  const ConditionalBranches *conditionalBranches() const { return Branches; }
 
   /// The device inference for the current translation unit.
   DeviceInference &devices(ASTContext &Context);
@@ -182,6 +192,8 @@ private:
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
+  /// Owned by the Preprocessor.
+  ConditionalBranches *Branches = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;
   llvm::Regex ThirdPartyHeaderPattern;

@@ -110,9 +110,17 @@ std::optional<std::string> flagDescription(const Expr *Cond, bool Truth,
 
 } // namespace
 
+bool ConditionalBranches::openConditional(SourceLocation Loc) {
+  Stack.emplace_back();
+  Stack.back().Ignored = SM.isInSystemHeader(Loc);
+  return !Stack.back().Ignored;
+}
+
 void ConditionalBranches::openBranch(SourceLocation Loc,
                                      std::optional<std::string> Description) {
   Open &Current = Stack.back();
+  if (Current.Ignored)
+    return;
   Current.BranchBegin = Loc;
   Current.Taken.reset();
   if (Description)
@@ -131,8 +139,9 @@ void ConditionalBranches::closeBranch(SourceLocation Loc) {
 
 void ConditionalBranches::If(SourceLocation Loc, SourceRange ConditionRange,
                              ConditionValueKind ConditionValue) {
+  if (!openConditional(Loc))
+    return;
   std::string Text = conditionText(ConditionRange, SM);
-  Stack.emplace_back();
   // '#if 0' and '#if 1' name no configuration.
   bool Named = !Text.empty() && Text.size() <= MaxConditionLength &&
                Text != "0" && Text != "1";
@@ -147,7 +156,7 @@ void ConditionalBranches::If(SourceLocation Loc, SourceRange ConditionRange,
 void ConditionalBranches::Elif(SourceLocation Loc, SourceRange ConditionRange,
                                ConditionValueKind ConditionValue,
                                SourceLocation IfLoc) {
-  if (Stack.empty())
+  if (Stack.empty() || Stack.back().Ignored)
     return;
   closeBranch(Loc);
   // An '#else' after an '#elif' needs every earlier condition to fail: not
@@ -162,10 +171,11 @@ void ConditionalBranches::Elif(SourceLocation Loc, SourceRange ConditionRange,
 
 void ConditionalBranches::Ifdef(SourceLocation Loc, const Token &MacroNameTok,
                                 const MacroDefinition &MD) {
+  if (!openConditional(Loc))
+    return;
   std::string Name = MacroNameTok.getIdentifierInfo()
                          ? MacroNameTok.getIdentifierInfo()->getName().str()
                          : std::string();
-  Stack.emplace_back();
   if (Name.empty()) {
     openBranch(Loc, std::nullopt);
     return;
@@ -177,10 +187,11 @@ void ConditionalBranches::Ifdef(SourceLocation Loc, const Token &MacroNameTok,
 
 void ConditionalBranches::Ifndef(SourceLocation Loc, const Token &MacroNameTok,
                                  const MacroDefinition &MD) {
+  if (!openConditional(Loc))
+    return;
   std::string Name = MacroNameTok.getIdentifierInfo()
                          ? MacroNameTok.getIdentifierInfo()->getName().str()
                          : std::string();
-  Stack.emplace_back();
   if (Name.empty()) {
     openBranch(Loc, std::nullopt);
     return;
@@ -190,7 +201,7 @@ void ConditionalBranches::Ifndef(SourceLocation Loc, const Token &MacroNameTok,
 }
 
 void ConditionalBranches::Else(SourceLocation Loc, SourceLocation IfLoc) {
-  if (Stack.empty())
+  if (Stack.empty() || Stack.back().Ignored)
     return;
   closeBranch(Loc);
   std::string Description = Stack.back().ElseDescription;
@@ -223,8 +234,8 @@ const SyncGuard *ConditionalBranches::branchAround(SourceLocation Loc,
   return Innermost ? &Innermost->Guard : nullptr;
 }
 
-GuardResult findGuard(const Stmt &Call, const Stmt &Body, ASTContext &Context,
-                      const ConditionalBranches *Branches) {
+GuardResult findGuard(const Stmt &Call, ASTContext &Context,
+                      const ConditionalBranches *Branches, const Stmt *Body) {
   GuardResult Result;
   // The branch of 'Cond' that must be taken, \p Truth, for the call to run.
   auto Needs = [&](const Expr *Cond, bool Truth) {
@@ -241,12 +252,24 @@ GuardResult findGuard(const Stmt &Call, const Stmt &Body, ASTContext &Context,
               flagDescription(Cond, Truth, Context))
         Result.Guard = SyncGuard{Cond->getBeginLoc(), std::move(*Description)};
   };
+  const Stmt *Within = Body;
   DynTypedNode Child = DynTypedNode::create(Call);
-  for (unsigned Depth = 0; Depth < 256 && Child.get<Stmt>() != &Body; ++Depth) {
+  for (unsigned Depth = 0; Depth < 256; ++Depth) {
+    if (Body && Child.get<Stmt>() == Body)
+      break;
     DynTypedNodeList Parents = Context.getParents(Child);
-    if (Parents.empty() || Parents[0].get<FunctionDecl>())
+    if (Parents.empty())
       break;
     const DynTypedNode Parent = Parents[0];
+    if (const auto *Function = Parent.get<FunctionDecl>()) {
+      if (!Body)
+        Within = Function->getBody();
+      break;
+    }
+    if (const auto *Lambda = Parent.get<LambdaExpr>(); Lambda && !Body) {
+      Within = Lambda->getBody();
+      break;
+    }
     const Stmt *Inner = Child.get<Stmt>();
     if (const auto *If = Parent.get<IfStmt>()) {
       if (Inner && !If->getConditionVariable() &&
@@ -262,9 +285,9 @@ GuardResult findGuard(const Stmt &Call, const Stmt &Body, ASTContext &Context,
     }
     Child = Parent;
   }
-  if (!Result.Guard && Branches)
+  if (!Result.Guard && Branches && Within)
     if (const SyncGuard *Branch =
-            Branches->branchAround(Call.getBeginLoc(), Body.getSourceRange()))
+            Branches->branchAround(Call.getBeginLoc(), Within->getSourceRange()))
       Result.Guard = *Branch;
   return Result;
 }

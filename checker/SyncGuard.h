@@ -70,10 +70,14 @@ private:
   /// '#else' would need (empty when it has an '#elif', or for a condition
   /// not worth naming).
   struct Open {
+    /// In a system header, where nothing is reported: not recorded.
+    bool Ignored = false;
     SourceLocation BranchBegin;
     std::optional<SyncGuard> Taken;
     std::string ElseDescription;
   };
+  /// Begins a conditional at \p Loc; whether it is recorded.
+  bool openConditional(SourceLocation Loc);
   void openBranch(SourceLocation Loc, std::optional<std::string> Description);
   void closeBranch(SourceLocation Loc);
 
@@ -90,12 +94,14 @@ struct GuardResult {
   std::optional<SyncGuard> Guard;
 };
 
-/// Under which flag, if any, the call \p Call runs in the function body
-/// \p Body that holds it: the innermost 'if', '?:', '&&' or '||' whose
-/// condition is a flag (see the file comment) before the preprocessor branch
-/// around it (\p Branches, when known).
-GuardResult findGuard(const Stmt &Call, const Stmt &Body, ASTContext &Context,
-                      const ConditionalBranches *Branches);
+/// Under which flag, if any, the call \p Call runs: the innermost 'if',
+/// '?:', '&&' or '||' whose condition is a flag (see the file comment)
+/// between it and \p Body, else the preprocessor branch around it inside
+/// \p Body (\p Branches, when known). Without \p Body, up to the function or
+/// lambda that holds the call.
+GuardResult findGuard(const Stmt &Call, ASTContext &Context,
+                      const ConditionalBranches *Branches,
+                      const Stmt *Body = nullptr);
 
 } // namespace tidy::torch_sync
 } // namespace clang

@@ -156,7 +156,7 @@ void SyncSummaries::readBody(Node &N) {
           findCallSync(*Call, Devices, Context, Opts.Rules);
       if (!Sync)
         continue;
-      GuardResult Guard = findGuard(*Call, *Body, Context, Opts.Branches);
+      GuardResult Guard = findGuard(*Call, Context, Opts.Branches, Body);
       if (Guard.Never || runsOnlyWithUnsetOption(*Call, *Body))
         continue;
       Source From = Sync->Device == DeviceKind::CUDA
@@ -178,7 +178,7 @@ void SyncSummaries::readBody(Node &N) {
     const FunctionDecl *Definition = followedDefinition(*Callee);
     if (!Definition)
       continue;
-    GuardResult Guard = findGuard(*Call, *Body, Context, Opts.Branches);
+    GuardResult Guard = findGuard(*Call, Context, Opts.Branches, Body);
     if (Guard.Never)
       continue;
     N.Calls.push_back({Call, Definition,

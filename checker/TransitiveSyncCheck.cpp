@@ -5,7 +5,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/Lex/Preprocessor.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -96,15 +95,6 @@ void TransitiveSyncCheck::onStartOfTranslationUnit() {
   SummariesContext = nullptr;
 }
 
-void TransitiveSyncCheck::registerPPCallbacks(const SourceManager &SM,
-                                              Preprocessor *PP,
-                                              Preprocessor *ModuleExpanderPP) {
-  SyncCheckBase::registerPPCallbacks(SM, PP, ModuleExpanderPP);
-  auto Recorder = std::make_unique<ConditionalBranches>(SM);
-  Branches = Recorder.get();
-  PP->addPPCallbacks(std::move(Recorder));
-}
-
 SyncSummaries &TransitiveSyncCheck::summaries(ASTContext &Context) {
   if (!Summaries || SummariesContext != &Context) {
     SyncSummaries::Options Opts;
@@ -116,7 +106,7 @@ SyncSummaries &TransitiveSyncCheck::summaries(ASTContext &Context) {
     Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
       return isInLibraryHeader(Loc, Context.getSourceManager());
     };
-    Opts.Branches = Branches;
+    Opts.Branches = conditionalBranches();
     Summaries = std::make_unique<SyncSummaries>(Context, devices(Context),
                                                 std::move(Opts));
     SummariesContext = &Context;

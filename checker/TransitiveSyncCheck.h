@@ -22,10 +22,6 @@ public:
   TransitiveSyncCheck(StringRef Name, ClangTidyContext *Context);
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   void onStartOfTranslationUnit() override;
-  /// Besides the shared callbacks, records the preprocessor conditionals
-  /// ('#ifdef DEBUG_SYNC') that a sync may be compiled under.
-  void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
-                           Preprocessor *ModuleExpanderPP) override;
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
@@ -39,8 +35,6 @@ private:
               const SyncPath &Path, ASTContext &Context);
 
   const unsigned MaxDepth;
-  /// Owned by the Preprocessor; null before registerPPCallbacks.
-  ConditionalBranches *Branches = nullptr;
   std::unique_ptr<SyncSummaries> Summaries;
   const ASTContext *SummariesContext = nullptr;
 };
