@@ -10,7 +10,7 @@ namespace clang::tidy::torch_sync {
 /// Finds indexing with a boolean (or byte) mask whose result size depends on
 /// the mask's values ('t.index({mask})', 'masked_select', 'index_put_' with a
 /// mask and a device value), which reads the count of true elements from the
-/// device and so blocks until the GPU has finished all queued work.
+/// device and so waits for the current stream's queued work.
 ///
 /// For the user-facing documentation see docs/checks/boolean-mask.md.
 class BooleanMaskCheck : public SyncCheckBase {

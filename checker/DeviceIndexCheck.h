@@ -10,7 +10,7 @@ namespace clang::tidy::torch_sync {
 /// Finds slicing, narrowing, selecting or sizing with a value that lives on
 /// the device ('narrow' with a tensor start, 'operator[]' with a tensor, an
 /// 'item()' read that becomes a slice bound, an index or a size), which reads
-/// the value on the host and blocks until the GPU has finished all queued work.
+/// the value on the host and waits for the current stream's queued work.
 ///
 /// For the user-facing documentation see docs/checks/device-index.md.
 class DeviceIndexCheck : public SyncCheckBase {

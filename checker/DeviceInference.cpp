@@ -74,6 +74,14 @@ bool namesNoDevice(QualType T) {
   return libraryRecordName(T) == "TypeMeta" || T->isBooleanType();
 }
 
+/// Whether a value of type \p T names a device: c10::Device, c10::DeviceType,
+/// c10::TensorOptions.
+bool namesDeviceValue(QualType T) {
+  StringRef Record = libraryRecordName(T);
+  return Record == "Device" || Record == "TensorOptions" ||
+         libraryEnumName(T) == "DeviceType";
+}
+
 DeviceKind deviceFromString(StringRef Spec) {
   if (Spec == "cpu")
     return DeviceKind::CPU;
@@ -110,9 +118,11 @@ const Expr *strip(const Expr *E) {
 /// do not (LibTorchApi.h says why): the outputs of ATen's out= functions
 /// ('at::add_out(out, a, b)' writes values into 'out' on its device), and the
 /// forwarding references of 'ModuleHolder::operator()' and
-/// 'Function<T>::apply' whose target 'forward' takes a copy.
+/// 'Function<T>::apply' whose target 'forward' takes a copy; and those of
+/// TensorOptions, which copy a device ('TensorOptions(T &&device)').
 AST_MATCHER(ParmVarDecl, mayReplaceArgument) {
-  return !isAtenOutParameter(Node) && !isForwardedAsCopy(Node);
+  return !isAtenOutParameter(Node) && !isForwardedAsCopy(Node) &&
+         !isTensorOptionsParameter(Node);
 }
 
 /// Matches a type that may hold or refer to a tensor (mayCarryDevice).
@@ -125,8 +135,9 @@ AST_MATCHER(CXXRecordDecl, isTorchOptimizer) {
 
 /// Matches the places where a function may give the tensor that \p Target
 /// names (a variable, a module's member) a value other than the one it has:
-/// assignments (bound as "assigned"), and the escapes that let unseen code
-/// change it (bound as "escape").
+/// assignments (the expression bound as "assignment", its value as
+/// "assigned"), and the escapes that let unseen code change it (bound as
+/// "escape").
 auto writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
   auto Ref = ignoringParenImpCasts(Target);
   auto NonConstRef = referenceType(pointee(unless(isConstQualified())));
@@ -135,9 +146,11 @@ auto writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
       declStmt(has(varDecl(hasType(NonConstRef), hasInitializer(Ref))))
           .bind("escape"),
       cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
-                          hasArgument(1, expr().bind("assigned"))),
+                          hasArgument(1, expr().bind("assigned")))
+          .bind("assignment"),
       binaryOperator(isAssignmentOperator(), hasLHS(Ref),
-                     hasRHS(expr().bind("assigned"))),
+                     hasRHS(expr().bind("assigned")))
+          .bind("assignment"),
       // '&t' lets the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
       callExpr(forEachArgumentWithParam(
@@ -602,6 +615,71 @@ DeviceKind DeviceInference::inputsDevice(const CallExpr &Call) {
   return Device;
 }
 
+DeviceKind DeviceInference::reachingDevice(const VarDecl &Var,
+                                           const DeclRefExpr &Use,
+                                           unsigned Depth) {
+  // A reference may alias a tensor that changes through another name.
+  if (!Var.hasLocalStorage() || Var.getType()->isReferenceType() ||
+      !isTensorType(Var.getType()))
+    return DeviceKind::Unknown;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  if (!Function || !Function->getBody())
+    return DeviceKind::Unknown;
+  auto Cached = ReachingCache.find(&Use);
+  if (Cached != ReachingCache.end())
+    return Cached->second;
+  // The variable's writes; an escape lets code that is not seen write it.
+  llvm::SmallVector<const Stmt *, 4> Writes;
+  llvm::DenseMap<const Stmt *, const Expr *> Values;
+  const auto *Param = dyn_cast<ParmVarDecl>(&Var);
+  if (!Param) {
+    const DeclStmt *Declaration = nullptr;
+    for (const auto &Parent : Context.getParents(Var))
+      if (const auto *Stmt = Parent.get<DeclStmt>())
+        Declaration = Stmt;
+    if (!Declaration)
+      return DeviceKind::Unknown;
+    Writes.push_back(Declaration);
+    Values[Declaration] = Var.getInit();
+  }
+  for (const BoundNodes &Nodes :
+       match(writesToVariable(Var), *Function->getBody(), Context)) {
+    if (Nodes.getNodeAs<Stmt>("escape"))
+      return DeviceKind::Unknown;
+    if (const auto *Assignment = Nodes.getNodeAs<Stmt>("assignment")) {
+      Writes.push_back(Assignment);
+      Values[Assignment] = Nodes.getNodeAs<Expr>("assigned");
+    }
+  }
+  // One value, or a parameter never assigned: variableDevice knew it.
+  if (Writes.size() < (Param ? 1u : 2u))
+    return DeviceKind::Unknown;
+  std::unique_ptr<ReachingWrites> &Flow = FunctionFlows[Function];
+  if (!Flow)
+    Flow = std::make_unique<ReachingWrites>(*Function, Context);
+  auto Reaching = Flow->reaching(Writes, Use);
+  if (!Reaching || Reaching->empty())
+    return DeviceKind::Unknown;
+
+  ReachingCache[&Use] = DeviceKind::Unspecified; // in progress
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const Stmt *Write : *Reaching) {
+    DeviceKind Device;
+    if (!Write)
+      Device = Param ? parameterDevice(*Param, Depth) : DeviceKind::Unknown;
+    else if (const Expr *Value = Values.lookup(Write))
+      Device = tensorDevice(Value, Depth + 1);
+    else
+      Device = DeviceKind::Unspecified; // 'at::Tensor t;' is undefined
+    Result = joinAlternatives(Result, Device);
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  ReachingCache[&Use] = Result;
+  return Result;
+}
+
 const Expr *DeviceInference::singleValue(const VarDecl &Var) {
   if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
       Var.getType()->isReferenceType())
@@ -632,6 +710,10 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
     if (!Var)
       return DeviceKind::Unknown;
     DeviceKind Device = variableDevice(*Var, Depth);
+    // The values that reach this read, where the variable is assigned
+    // several ('x = x.cpu()').
+    if (Device == DeviceKind::Unknown)
+      Device = reachingDevice(*Var, *Ref, Depth);
     // A guard or branch on the device ('TORCH_CHECK(t.is_cuda())') says
     // more about a tensor whose value is not known.
     return Device == DeviceKind::Unknown ? guardedDevice(*Var, *Ref) : Device;
@@ -1391,9 +1473,30 @@ const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
     return deviceOrigin(E, Depth);
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    const Expr *Value = Var ? singleValue(*Var) : nullptr;
-    return Value ? targetOrigin(Value, Depth + 1) : nullptr;
+    if (!Var)
+      return nullptr;
+    if (const Expr *Value = singleValue(*Var))
+      if (const VarDecl *Origin = targetOrigin(Value, Depth + 1))
+        return Origin;
+    // A Device or TensorOptions variable that nothing reassigns is the
+    // origin itself: tensors made with it share its device, whatever that
+    // is ('auto a = torch::zeros(n, dev); auto b = torch::ones(n, dev);').
+    // So is a parameter that is a const reference to one.
+    QualType T = Var->getType();
+    bool ConstParameter = isa<ParmVarDecl>(Var) && T->isReferenceType() &&
+                          T.getNonReferenceType().isConstQualified();
+    if (Var->hasLocalStorage() && (!T->isReferenceType() || ConstParameter) &&
+        namesDeviceValue(T) && isNeverWritten(*Var))
+      return Var;
+    return nullptr;
   }
+  // 'at::device(d)' and 'torch::dtype(k).device(d)' name the device d does.
+  if (const auto *Call = dyn_cast<CallExpr>(E);
+      Call && !isa<CXXMemberCallExpr>(Call) && Call->getNumArgs() == 1)
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      if (isLibraryFunction(*Callee) && Callee->getIdentifier() &&
+          Callee->getName() == "device")
+        return targetOrigin(Call->getArg(0), Depth + 1);
   const auto *Member = dyn_cast<CXXMemberCallExpr>(E);
   const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
   const Expr *Receiver = Member ? Member->getImplicitObjectArgument() : nullptr;
@@ -1409,6 +1512,10 @@ const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
   if (libraryRecordName(Receiver->getType()) == "TensorOptions" &&
       isInApiList(ApiList::TensorOptionsSetters, Name))
     return targetOrigin(Receiver, Depth + 1);
+  // 'options.device(d)' names d's device.
+  if (libraryRecordName(Receiver->getType()) == "TensorOptions" &&
+      Name == "device" && Member->getNumArgs() == 1)
+    return targetOrigin(Member->getArg(0), Depth + 1);
   return nullptr;
 }
 

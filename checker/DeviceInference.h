@@ -18,6 +18,7 @@
 #ifndef TORCH_SYNC_DEVICEINFERENCE_H
 #define TORCH_SYNC_DEVICEINFERENCE_H
 
+#include "ReachingWrites.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -126,6 +127,12 @@ private:
   DeviceKind tensorDevice(const Expr *E, unsigned Depth);
   DeviceKind targetDevice(const Expr *E, unsigned Depth);
   DeviceKind variableDevice(const VarDecl &Var, unsigned Depth);
+  /// The device of the local tensor variable \p Var (not a reference) read
+  /// at \p Use: the join of the writes that reach \p Use (ReachingWrites),
+  /// when nothing else can write it (no escape); Unknown otherwise, and
+  /// when it has only one value (variableDevice's answer is then exact).
+  DeviceKind reachingDevice(const VarDecl &Var, const DeclRefExpr &Use,
+                            unsigned Depth);
   DeviceKind memberCallDevice(const CXXMemberCallExpr &Call, unsigned Depth);
   DeviceKind functionCallDevice(const CallExpr &Call, unsigned Depth);
   DeviceKind transferTarget(const CXXMemberCallExpr &Call, unsigned Depth);
@@ -205,6 +212,12 @@ private:
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;
+  /// Cached reachingDevice results per read; a read being analysed maps to
+  /// Unspecified, as in VariableCache.
+  llvm::DenseMap<const DeclRefExpr *, DeviceKind> ReachingCache;
+  /// The CFG and statement order of each function that reachingDevice asked.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReachingWrites>>
+      FunctionFlows;
   llvm::DenseMap<const VarDecl *, DeviceKind> ModuleCache;
   llvm::DenseMap<const VarDecl *, bool> NeverWrittenCache;
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<DeviceFact, 4>>

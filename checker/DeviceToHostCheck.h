@@ -10,8 +10,8 @@ namespace clang::tidy::torch_sync {
 /// Finds blocking copies between host and device: '.cpu()', '.to()' with a CPU
 /// target, 'copy_' into a host tensor, and blocking host-to-device copies
 /// ('.cuda()', '.to(device)' and 'copy_' from a host tensor without
-/// 'non_blocking', 'torch::tensor' built from a host list on a CUDA device). The host waits until the GPU has
-/// finished all queued work before the copy.
+/// 'non_blocking', 'torch::tensor' built from a host list on a CUDA device).
+/// The host waits for the work queued on the current stream, then for the copy.
 ///
 /// For the user-facing documentation see docs/checks/device-to-host.md.
 class DeviceToHostCheck : public SyncCheckBase {

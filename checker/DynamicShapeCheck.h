@@ -11,8 +11,8 @@ namespace clang::tidy::torch_sync {
 /// ('nonzero', 'argwhere', one-argument 'where', the 'unique' family,
 /// 'repeat_interleave' without 'output_size', 'bincount', 'histc' without a
 /// range, 'one_hot' without 'num_classes'), for which the host reads a count
-/// from the device before it allocates the output, and so blocks until the
-/// GPU has finished all queued work.
+/// from the device before it allocates the output, and so waits for the
+/// current stream's queued work.
 ///
 /// For the user-facing documentation see docs/checks/dynamic-shape.md.
 class DynamicShapeCheck : public SyncCheckBase {

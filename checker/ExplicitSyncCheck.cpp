@@ -45,8 +45,10 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
                                           *Result.Context, syncRules());
   if (!Sync)
     return;
+  // Each effect names what the call waits for: the device, a stream or an
+  // event.
   reportSync(*Call, Sync->Name, Fact->Effect, Fact->Alternative,
-             *Result.Context);
+             *Result.Context, std::nullopt, HostWait::StatedInEffect);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -9,8 +9,8 @@ namespace clang::tidy::torch_sync {
 
 /// Finds tensor values read on the host ('item()', 'item<T>()',
 /// 'at::_local_scalar_dense', 'is_nonzero()', 'equal()', 'allclose()', and the
-/// project's own functions named by the SyncFunctions option), which block
-/// until the GPU has finished all queued work.
+/// project's own functions named by the SyncFunctions option), which wait for
+/// the current stream's queued work.
 ///
 /// For the user-facing documentation see docs/checks/item.md.
 class ItemCheck : public SyncCheckBase {

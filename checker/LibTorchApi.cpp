@@ -236,6 +236,13 @@ bool isAtenOutParameter(const ParmVarDecl &Param) {
   return Name.ends_with("_out") || Name.ends_with("_outf");
 }
 
+bool isTensorOptionsParameter(const ParmVarDecl &Param) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(Param.getDeclContext());
+  const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
+  return Class && Class->getIdentifier() && Class->getName() == "TensorOptions" &&
+         isInNamespace(Class, {"c10"});
+}
+
 bool isForwardedAsCopy(const ParmVarDecl &Param) {
   const auto *Method = dyn_cast<CXXMethodDecl>(Param.getDeclContext());
   if (!Method || !Method->getPrimaryTemplate())

@@ -90,6 +90,12 @@ bool isAtenOutParameter(const ParmVarDecl &Param);
 /// (torch/nn/modules/container/any.h).
 bool isForwardedAsCopy(const ParmVarDecl &Param);
 
+/// Whether \p Param is a parameter of a constructor or member of
+/// c10::TensorOptions: its forwarding references ('TensorOptions(T &&device)',
+/// 'device(Args &&...)') copy the device into the options
+/// (c10/core/TensorOptions.h) and never change the argument.
+bool isTensorOptionsParameter(const ParmVarDecl &Param);
+
 } // namespace tidy::torch_sync
 } // namespace clang
 

@@ -10,7 +10,7 @@ namespace clang::tidy::torch_sync {
 /// Finds tensors formatted as text: streamed into a std::ostream (std::cout, a
 /// std::stringstream, a logging macro that streams), passed to 'at::print', or
 /// to 'c10::str' and the macros built on it ('TORCH_WARN'). Formatting copies
-/// the values to the host and blocks until the GPU has finished all queued work.
+/// the values to the host and waits for the current stream's queued work.
 ///
 /// For the user-facing documentation see docs/checks/print.md.
 class PrintCheck : public SyncCheckBase {

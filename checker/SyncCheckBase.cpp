@@ -37,8 +37,10 @@ constexpr llvm::StringLiteral DefaultLibTorchHeaderRegex =
 /// CuTe, CUDA's C++ libraries (thrust, cub, libcu++) and the CUDA toolkit's
 /// own include folder.
 constexpr llvm::StringLiteral DefaultThirdPartyHeaderRegex =
-    "(^|/)(pybind11|cutlass|cute|thrust|cub)/|(^|/)cuda/std/|"
-    "(^|/)cuda(-[0-9.]+)?/(targets/[^/]+/)?include/";
+    "(^|/)(pybind11|cutlass|cute|thrust|cub|nanovdb|Eigen|boost|fmt|spdlog|"
+    "nlohmann|glm)/|(^|/)cuda/std/|"
+    "(^|/)cuda(-[0-9.]+)?/(targets/[^/]+/)?include/|"
+    "(^|/)(third_party|third-party|thirdparty|3rdparty|external|vendor|_deps)/";
 
 /// Parses "MAJOR.MINOR" (a patch part is ignored) into MAJOR * 100 + MINOR.
 std::optional<unsigned> parseVersion(StringRef Text) {
@@ -276,15 +278,17 @@ bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
 void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
                                StringRef Effect, StringRef Alternative,
                                ASTContext &Context,
-                               std::optional<FixItHint> Fix) {
+                               std::optional<FixItHint> Fix, HostWait Wait) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
   {
-    auto Diag = diag(Loc, "'%0' %1 and blocks until the GPU has finished all "
-                         "queued work%select{|, on every iteration of the "
-                         "enclosing loop}2; consider %3")
-                << Callee << Effect << isInsideLoop(Loc, SM) << Alternative;
+    auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
+                         "queued work| and waits for all work queued on the "
+                         "device|}2%select{|, on every loop iteration}3; "
+                         "consider %4")
+                << Callee << Effect << static_cast<unsigned>(Wait)
+                << isInsideLoop(Loc, SM) << Alternative;
     if (Fix)
       Diag << *Fix;
   } // emitted here, before its notes
@@ -400,8 +404,15 @@ void SyncCheckBase::checkMeasuredSync(const CallExpr &Call, ASTContext &Context)
     return;
   if (!isReportableDevice(devices(Context).inputsDevice(Call)))
     return;
+  // The census row's mechanism tells a device-wide wait from one on the
+  // current stream.
+  StringRef Mechanism = Measured->Mechanism;
+  bool DeviceWide = Mechanism.contains("cudaDeviceSynchronize") ||
+                    Mechanism.contains("cudaFree") ||
+                    Mechanism.contains("cudaMemcpy x");
   reportSync(Call, calleeName(Call, *Callee), Measured->Effect,
-             Measured->Alternative, Context);
+             Measured->Alternative, Context, std::nullopt,
+             DeviceWide ? HostWait::WholeDevice : HostWait::CurrentStream);
 }
 
 std::optional<SyncCheckBase::FileRange>

@@ -84,14 +84,30 @@ protected:
   /// an unknown (or unspecified) device only with ReportUnknownDevice.
   bool isReportableDevice(DeviceKind Device) const;
 
-  /// Emits "'<Callee>' <Effect> and blocks until the GPU has finished all
-  /// queued work[, on every iteration of the enclosing loop]; consider
-  /// <Alternative>" at the call, with \p Fix when given (only rewrites that
-  /// keep the program's meaning), and remembers the location. A note says
-  /// when the call runs only under a flag (noteGuard).
+  /// What the host waits for at a sync, as the message says it.
+  enum class HostWait {
+    /// The work queued on the current stream: LibTorch's copies to and from
+    /// the host wait for it with cudaStreamSynchronize (the census measured
+    /// every such call: runtime-verify/census).
+    CurrentStream,
+    /// All work queued on the device (a census row whose mechanism includes
+    /// cudaDeviceSynchronize, a synchronous cudaMemcpy or cudaFree).
+    WholeDevice,
+    /// The Effect says it ("waits for all work queued on the device"):
+    /// explicit waits, whose target is the device, a stream or an event.
+    StatedInEffect,
+  };
+
+  /// Emits "'<Callee>' <Effect>[ and waits for the current stream's queued
+  /// work | and waits for all work queued on the device][, on every loop
+  /// iteration]; consider <Alternative>" at the call,
+  /// with \p Fix when given (only rewrites that keep the program's meaning),
+  /// and remembers the location. A note says when the call runs only under a
+  /// flag (noteGuard).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   StringRef Alternative, ASTContext &Context,
-                  std::optional<FixItHint> Fix = std::nullopt);
+                  std::optional<FixItHint> Fix = std::nullopt,
+                  HostWait Wait = HostWait::CurrentStream);
 
   /// The name a diagnostic gives the callee: the bare name of a member
   /// ('item', 'operator[]'), the qualified name of a free function

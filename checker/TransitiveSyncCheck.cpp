@@ -148,13 +148,16 @@ void TransitiveSyncCheck::report(const CallExpr &Call, const FunctionDecl &Calle
   const FunctionDecl *Next = Path.Through->getDirectCallee();
   std::string Inner = Path.Levels == 1 || !Next ? Path.SyncName
                                                 : functionName(*Next, SM);
+  // What the sync inside waits for (a stream, an event, the device) is the
+  // note's to say: the call blocks the host as long as that sync does.
   std::string Effect = "calls '" + Inner + "' in its body";
   if (Path.Guard)
     Effect += " (" + Path.Guard->Description + ")";
+  Effect += ", which blocks the host";
   reportSync(Call, functionName(Callee, SM), Effect,
              "a variant that keeps the value on the device, or calling it "
              "outside the hot path",
-             Context);
+             Context, std::nullopt, HostWait::StatedInEffect);
   if (const FunctionDecl *Instantiation = enclosingInstantiation(Call, Context)) {
     std::string Name;
     llvm::raw_string_ostream OS(Name);

@@ -16,8 +16,11 @@ CHECK-MESSAGES line for the active prefixes must produce no warning at all.
 -check-suffixes does: lines shared by several runs or header sets use one
 prefix, the lines of one of them another.
 
-The source is copied to a temporary file first, so fix-its never touch it; the
-runner fails if the source changes anyway.
+The source is copied to a temporary file with its CHECK lines stripped first
+(each "// CHECK-...: ..." comment becomes "//", as check_clang_tidy.py does, so
+that line and column numbers stay): a CHECK-FIXES line can then never match its
+own copy in the fixed file. Fix-its never touch the source; the runner fails if
+it changes anyway.
 
 Usage:
   check_torch_sync.py --tidy CLANG_TIDY [--load PLUGIN] --filecheck FILECHECK
@@ -30,7 +33,6 @@ import argparse
 import hashlib
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -44,6 +46,16 @@ def run(cmd, **kwargs):
     print("$ " + " ".join(cmd), flush=True)
     return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, **kwargs)
+
+
+# A FileCheck directive in a comment: '// CHECK-MESSAGES-FOO: ...' up to the end
+# of its line (the pattern check_clang_tidy.py strips).
+CHECK_LINE = re.compile(r"//\s*CHECK-[A-Z0-9-]*:[^\r\n]*")
+
+
+def strip_check_lines(text):
+    """The test source without its FileCheck directives: each becomes '//'."""
+    return CHECK_LINE.sub("//", text)
 
 
 def filecheck(filecheck_bin, check_file, input_file, prefixes, extra=()):
@@ -95,7 +107,9 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.temp)), exist_ok=True)
     extension = os.path.splitext(args.source)[1] or ".cpp"
     temp_source = args.temp + extension
-    shutil.copyfile(args.source, temp_source)
+    with open(temp_source, "w", encoding="utf-8") as f:
+        f.write(strip_check_lines(source_text))
+    stripped_hash = sha256(temp_source)
     source_hash = sha256(args.source)
 
     cmd = [args.tidy]
@@ -133,7 +147,7 @@ def main():
         if has_fixes:
             filecheck(args.filecheck, args.source, temp_source, fixes_prefixes,
                       ["--strict-whitespace"])
-        elif sha256(temp_source) != source_hash:
+        elif sha256(temp_source) != stripped_hash:
             sys.exit("error: fix-its were applied but no %s lines expect them"
                      % ",".join("CHECK-FIXES" + s for s in suffixes))
         if args.compiler:

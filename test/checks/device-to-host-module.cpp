@@ -10,13 +10,13 @@
 void positiveModuleMoves(torch::Device device) {
   torch::nn::Linear model(4, 2);
   model->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and blocks until the GPU has finished all queued work; consider moving the model once at start-up, before work is queued on the device, where the wait costs nothing [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream's queued work; consider moving the model once at start-up, before work is queued on the device, where the wait costs nothing [torch-sync-device-to-host]
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:10: warning: 'torch::nn::Module::to' copies every parameter
   model->to(device, torch::kHalf);
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter
   for (int step = 0; step < 3; ++step) {
     model->to(torch::Device(torch::kCUDA, 0), /*non_blocking=*/false);
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream's queued work, on every loop iteration;
     // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::nn::Module::to' copies every parameter
   }
 }

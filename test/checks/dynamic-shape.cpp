@@ -36,7 +36,7 @@
 
 at::Tensor positiveNonzero(const at::Tensor &mask) {
   auto a = mask.nonzero();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and blocks until the GPU has finished all queued work; consider a fixed-size formulation ('at::where(cond, x, 0)', the mask as a weight) or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation ('at::where(cond, x, 0)', the mask as a weight) or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:17: warning: 'nonzero' reads
   auto b = at::nonzero(mask);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::nonzero' reads the number of nonzero elements from the device to size its output
@@ -45,7 +45,7 @@ at::Tensor positiveNonzero(const at::Tensor &mask) {
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::nonzero' reads the number of nonzero elements
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::nonzero' reads
   auto d = mask.argwhere();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'argwhere' reads the number of nonzero elements from the device to size its output and blocks until the GPU has finished all queued work; consider a fixed-size formulation
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'argwhere' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:17: warning: 'argwhere' reads
   auto e = at::argwhere(mask);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::argwhere' reads the number of nonzero elements
@@ -55,7 +55,7 @@ at::Tensor positiveNonzero(const at::Tensor &mask) {
 
 std::vector<at::Tensor> positiveWhereOneArgument(const at::Tensor &cond) {
   auto rows = at::where(cond);
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads the number of true elements from the device to size its outputs and blocks until the GPU has finished all queued work; consider the three-argument 'at::where(cond, x, 0)', which keeps the shape, or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads the number of true elements from the device to size its outputs and waits for the current stream's queued work; consider the three-argument 'at::where(cond, x, 0)', which keeps the shape, or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:15: warning: 'at::where' with one argument
   auto cols = torch::where(cond);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads
@@ -74,7 +74,7 @@ std::vector<at::Tensor> positiveWhereOneArgument(const at::Tensor &cond) {
 
 at::Tensor positiveUnique(const at::Tensor &labels) {
   auto a = std::get<0>(at::_unique(labels));
-  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique' reads the number of unique elements from the device to size its output and blocks until the GPU has finished all queued work; consider a fixed-size formulation when the K possible values are known ('at::zeros({K}).index_fill_(0, t, 1)' marks those present) [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique' reads the number of unique elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation when the K possible values are known ('at::zeros({K}).index_fill_(0, t, 1)' marks those present) [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:24: warning: 'at::_unique' reads
   auto b = std::get<0>(at::_unique2(labels, /*sorted=*/true, false, true));
   // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique2' reads the number of unique elements
@@ -94,7 +94,7 @@ at::Tensor positiveUnique(const at::Tensor &labels) {
 at::Tensor positiveRepeatInterleave(const at::Tensor &x,
                                     const at::Tensor &repeats) {
   auto a = x.repeat_interleave(repeats);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'repeat_interleave' without 'output_size' reads the sum of the repeats from the device to size its output and blocks until the GPU has finished all queued work; consider passing the total as 'output_size' ('repeat_interleave(repeats, dim, total)') when the host knows it [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'repeat_interleave' without 'output_size' reads the sum of the repeats from the device to size its output and waits for the current stream's queued work; consider passing the total as 'output_size' ('repeat_interleave(repeats, dim, total)') when the host knows it [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'repeat_interleave' without 'output_size'
   auto b = at::repeat_interleave(repeats);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::repeat_interleave' without 'output_size' reads
@@ -120,13 +120,13 @@ at::Tensor positiveRepeatInterleave(const at::Tensor &x,
 at::Tensor positiveBincountHistcOneHot(const at::Tensor &t,
                                        const at::Tensor &w) {
   auto a = t.bincount();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'bincount' reads the largest value from the device to size its output and blocks until the GPU has finished all queued work; consider 'at::zeros({K}, t.options()).index_add_(0, t, at::ones_like(t))' (or 'scatter_add_') with a known number of bins K [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'bincount' reads the largest value from the device to size its output and waits for the current stream's queued work; consider 'at::zeros({K}, t.options()).index_add_(0, t, at::ones_like(t))' (or 'scatter_add_') with a known number of bins K [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'bincount' reads
   auto b = at::bincount(t, w, /*minlength=*/10);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::bincount' reads the largest value
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::bincount' reads
   auto c = t.histc();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads the minimum and maximum from the device to place its bins and blocks until the GPU has finished all queued work; consider an explicit range ('histc(t, bins, lo, hi)' with lo != hi) [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads the minimum and maximum from the device to place its bins and waits for the current stream's queued work; consider an explicit range ('histc(t, bins, lo, hi)' with lo != hi) [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'histc' without a range
   auto d = at::histc(t, 10);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::histc' without a range reads
@@ -136,7 +136,7 @@ at::Tensor positiveBincountHistcOneHot(const at::Tensor &t,
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'histc' without a range
   auto f = at::one_hot(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads the largest class index from the device to size its output and blocks until the GPU has finished all queued work; consider passing the number of classes ('one_hot(t, num_classes)') [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads the largest class index from the device to size its output and waits for the current stream's queued work; consider passing the number of classes ('one_hot(t, num_classes)') [torch-sync-dynamic-shape]
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::one_hot' without 'num_classes'
   auto g = at::one_hot(t, -1);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads
@@ -154,8 +154,8 @@ int64_t positiveKnownCuda(int steps) {
   int64_t total = 0;
   for (int i = 0; i < steps; ++i) {
     auto kept = (scores > i).nonzero();
-    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work, on every loop iteration; consider
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work, on every loop iteration; consider
     // CHECK-MESSAGES-V2: :[[@LINE-3]]:30: warning: 'nonzero' reads
     total += kept.size(0);
   }

@@ -19,21 +19,21 @@ __global__ void scaleKernel(float *x, int n) {
 
 void positiveScaleAndWait(float *x, float scale, int n) {
   cudaMemcpyToSymbol(deviceScale, &scale, sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
   c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
   scaleKernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
   cudaDeviceSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
 }
 
 void positiveWaitEveryStep(float *x, int n, int steps) {
   for (int step = 0; step < steps; ++step) {
     scaleKernel<<<(n + 255) / 256, 256>>>(x, n);
     C10_CUDA_CHECK(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream()));
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaStreamSynchronize' waits for the work queued on that stream, on every loop iteration; consider
   }
 }
 

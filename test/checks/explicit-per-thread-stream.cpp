@@ -15,7 +15,7 @@
 void positiveRuntime(float *device, float *host, size_t bytes,
                      const void *symbol, cudaStream_t stream) {
   cudaStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' explicitly waits for the work queued on the stream
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' waits for the work queued on that stream
   cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
   cudaMemcpy2D(host, 64, device, 64, 64, 4, cudaMemcpyDeviceToHost);
@@ -32,7 +32,7 @@ void positiveRuntime(float *device, float *host, size_t bytes,
 void positiveDriver(CUdeviceptr device, float *host, size_t bytes,
                     CUstream stream) {
   cuStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' explicitly waits for the work queued on the stream
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' waits for the work queued on that stream
   cuMemcpy(reinterpret_cast<CUdeviceptr>(host), device, bytes);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously
   cuMemcpyDtoH(host, device, bytes);

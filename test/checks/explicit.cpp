@@ -25,41 +25,41 @@ extern "C" cudaError_t cudaThreadSynchronize(void);
 
 void positiveRuntimeWaits(cudaStream_t stream, cudaEvent_t event) {
   cudaDeviceSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
   cudaThreadSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaThreadSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaThreadSynchronize' waits for all work queued on the device; consider waiting only where
   cudaStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling an event recorded on the stream ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' waits for the work queued on that stream; consider polling an event recorded on the stream ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
   cudaEventSynchronize(event);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaEventSynchronize' waits for the work recorded in that event; consider polling the event ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
 }
 
 void positiveRuntimeCopies(float *device, float *host, size_t bytes,
                            const void *symbol) {
   cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
   cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
   // The direction is taken from the pointers at run time.
   cudaMemcpy(device, host, bytes, cudaMemcpyDefault);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
   cudaMemcpy2D(host, 64, device, 64, 64, 4, cudaMemcpyDeviceToHost);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy2D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
   cudaMemcpy3DParms params = {};
   cudaMemcpy3D(&params);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy3D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
   cudaMemcpyToSymbol(symbol, host, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
   cudaMemcpyFromSymbol(host, symbol, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromSymbol' copies synchronously and blocks until the GPU has finished all queued work; consider 'cudaMemcpyFromSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyFromSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
 }
 
 // C10_CUDA_CHECK wraps its argument in 'do { ... } while (0)': not a loop.
 void positiveInsideCheckMacro(cudaEvent_t event) {
   C10_CUDA_CHECK(cudaDeviceSynchronize());
-  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaDeviceSynchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider
   C10_CUDA_CHECK(cudaEventSynchronize(event));
-  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'cudaEventSynchronize' waits for the work recorded in that event; consider
 }
 
 // The CUDA driver API. Most names are macros for versioned functions
@@ -67,28 +67,28 @@ void positiveInsideCheckMacro(cudaEvent_t event) {
 
 void positiveDriverWaits(CUcontext context, CUstream stream, CUevent event) {
   cuCtxSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' explicitly waits for all work queued in the context and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an event ('cuEventQuery'), or 'cuStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' waits for all work queued in the context; consider waiting only where the host reads results, polling an event ('cuEventQuery'), or 'cuStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
   cuCtxSynchronize_v2(context);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' explicitly waits for all work queued in the context
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' waits for all work queued in the context
   cuStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling an event recorded on the stream ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' waits for the work queued on that stream; consider polling an event recorded on the stream ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
   cuEventSynchronize(event);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuEventSynchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuEventSynchronize' waits for the work recorded in that event; consider polling the event ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
 }
 
 void positiveDriverCopies(CUdeviceptr device, float *host, size_t bytes) {
   cuMemcpy(reinterpret_cast<CUdeviceptr>(host), device, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
   cuMemcpyDtoH(host, device, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyDtoH' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyDtoHAsync' on a stream, into pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyDtoH' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyDtoHAsync' on a stream, into pinned host memory [torch-sync-explicit]
   cuMemcpyHtoD(device, host, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyHtoD' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpyHtoDAsync' on a stream, from pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyHtoD' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyHtoDAsync' on a stream, from pinned host memory [torch-sync-explicit]
   CUDA_MEMCPY2D copy2d = {};
   cuMemcpy2D(&copy2d);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy2D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
   CUDA_MEMCPY3D copy3d = {};
   cuMemcpy3D(&copy3d);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy3D' copies synchronously and blocks until the GPU has finished all queued work; consider 'cuMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
 }
 
 // LibTorch. at::cuda names resolve to the c10::cuda declarations, which are
@@ -97,42 +97,42 @@ void positiveDriverCopies(CUdeviceptr device, float *host, size_t bytes) {
 void positiveTorchWaits(c10::cuda::CUDAStream stream,
                         const at::cuda::CUDAEvent &event) {
   torch::cuda::synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
   c10::cuda::device_synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
   at::cuda::device_synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' explicitly waits for all work queued on the device
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' waits for all work queued on the device
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
   at::cuda::getCurrentCUDAStream().synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream
+  // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream
   c10::cuda::stream_synchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
   at::cuda::stream_synchronize(stream.stream());
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' explicitly waits for the work queued on the stream
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' waits for the work queued on that stream
   event.synchronize();
-  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:9: warning: 'c10::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event
-  // CHECK-MESSAGES-LIBTORCH1: :[[@LINE-2]]:9: warning: 'at::cuda::CUDAEvent::synchronize' explicitly waits for the work recorded in the event and blocks until the GPU has finished all queued work; consider polling the event ('event.query()'), or 'event.block(stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:9: warning: 'c10::cuda::CUDAEvent::synchronize' waits for the work recorded in that event
+  // CHECK-MESSAGES-LIBTORCH1: :[[@LINE-2]]:9: warning: 'at::cuda::CUDAEvent::synchronize' waits for the work recorded in that event; consider polling the event ('event.query()'), or 'event.block(stream)' for a wait on the GPU [torch-sync-explicit]
   c10::cuda::CUDACachingAllocator::emptyCache();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' returns the cached device memory to CUDA ('cudaFree' synchronizes the device) and blocks until the GPU has finished all queued work; consider not calling it in loops: the caching allocator reuses freed blocks without a sync [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' returns cached device memory to CUDA, whose 'cudaFree' waits for all work queued on the device; consider not calling it in loops: the caching allocator reuses freed blocks without a sync [torch-sync-explicit]
 }
 
 void positiveTorchCopies(void *device, void *host, int64_t bytes,
                          c10::cuda::CUDAStream stream) {
   c10::cuda::memcpy_and_sync(host, device, bytes, cudaMemcpyDeviceToHost,
                              stream);
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then explicitly waits for the stream and blocks until the GPU has finished all queued work; consider 'cudaMemcpyAsync' with pinned host memory, read after an event [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then waits for the work queued on that stream; consider 'cudaMemcpyAsync' with pinned host memory, read after an event [torch-sync-explicit]
   // It waits for the stream also after a copy between device buffers.
   c10::cuda::memcpy_and_sync(host, device, bytes, cudaMemcpyDeviceToDevice,
                              stream);
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then explicitly waits for the stream
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'c10::cuda::memcpy_and_sync' copies, then waits for the work queued on that stream
 }
 
 // A call in a template is reported where it is written, once for all
 // instantiations.
 template <typename Stream> void positiveInTemplate(Stream &stream) {
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits
 }
 template void positiveInTemplate(c10::cuda::CUDAStream &);
 template void positiveInTemplate(const c10::cuda::CUDAStream &);
@@ -142,24 +142,24 @@ void positiveInLoops(c10::cuda::CUDAStream stream, float *device, float *host,
                      int steps) {
   for (int i = 0; i < steps; ++i) {
     stream.synchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider polling the stream
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'c10::cuda::CUDAStream::synchronize' explicitly waits for the work queued on the stream and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider polling the stream
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider polling the stream
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider polling the stream
     c10::cuda::CUDACachingAllocator::emptyCache();
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every iteration of the enclosing loop; consider not calling it in loops
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every iteration of the enclosing loop; consider not calling it in loops
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every loop iteration; consider not calling it in loops
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every loop iteration; consider not calling it in loops
   }
   int n = 0;
   while (n++ < steps) {
     cudaMemcpy(host, device, sizeof(float), cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every iteration of the enclosing loop;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every loop iteration;
     C10_CUDA_CHECK(cudaDeviceSynchronize());
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every iteration of the enclosing loop;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every loop iteration;
   }
   // Once, after the loop: not reported with LoopsOnly.
   torch::cuda::synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits for all work queued on the device and blocks until the GPU has finished all queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits for all work queued on the device; consider
 }
 
 // Negative cases: calls that do not make the host wait.

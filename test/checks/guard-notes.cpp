@@ -17,7 +17,7 @@ float readLoss(const at::Tensor &t) { return t.item<float>(); }
 
 void positiveFlags(const at::Tensor &t, bool debug) {
   CHECK_LAUNCH(kernel(t), debug);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits for all work queued on the device
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits for all work queued on the device
   // CHECK-MESSAGES: :[[@LINE-2]]:27: note: the call runs only when 'debug' is true
   if (debug)
     readLoss(t);
@@ -27,7 +27,7 @@ void positiveFlags(const at::Tensor &t, bool debug) {
     return;
 #ifdef DEBUG_SYNC
   torch::cuda::synchronize();
-  // CHECK-MESSAGES-DEBUG: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' explicitly waits
+  // CHECK-MESSAGES-DEBUG: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits
   // CHECK-MESSAGES-DEBUG: :[[@LINE-3]]:2: note: the call runs only in builds that define 'DEBUG_SYNC'
 #endif
   float value = debug ? t.item<float>() : 0.0f;
@@ -40,10 +40,10 @@ void negativeFlags(const at::Tensor &t) {
   if (t.sum().item<float>() > 0)
     torch::cuda::synchronize();
   // CHECK-MESSAGES: :[[@LINE-2]]:15: warning: 'item' copies a tensor element to the host
-  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'torch::cuda::synchronize' explicitly waits
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: warning: 'torch::cuda::synchronize' waits
   // CHECK-MESSAGES-NOT: note: the call runs
   if (true)
     torch::cuda::synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' explicitly waits
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'torch::cuda::synchronize' waits
   // CHECK-MESSAGES-NOT: note: the call runs
 }

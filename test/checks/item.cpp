@@ -26,7 +26,7 @@ float read_scalar(const at::Tensor &t);
 
 float positiveItemTemplate(const at::Tensor &t) {
   return t.item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider keeping the value on the device ('at::where', 'clamp', 'at::_assert_async') or reading it once, outside the hot path [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider keeping the value on the device ('at::where', 'clamp', 'at::_assert_async') or reading it once, outside the hot path [torch-sync-item]
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
 }
 
@@ -48,16 +48,16 @@ bool positiveAliasesAndAuto(MyTensor t) {
 
 bool positiveComparisons(const at::Tensor &a, const at::Tensor &b) {
   bool r = a.is_nonzero();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'is_nonzero' reads a tensor element on the host to test it and blocks until the GPU has finished all queued work; consider comparing on the device, or 'at::_assert_async' for a check [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'is_nonzero' reads a tensor element on the host to test it and waits for the current stream's queued work; consider comparing on the device, or 'at::_assert_async' for a check [torch-sync-item]
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'is_nonzero'
   r = r && a.equal(b);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'equal' reads the result of a tensor comparison on the host and blocks until the GPU has finished all queued work; consider 'at::eq(a, b).all()', which keeps the result on the device [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'equal' reads the result of a tensor comparison on the host and waits for the current stream's queued work; consider 'at::eq(a, b).all()', which keeps the result on the device [torch-sync-item]
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'equal'
   r = r && at::equal(a, b);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::equal' reads the result of a tensor comparison
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::equal'
   r = r && torch::allclose(a, b);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::allclose' reads the result of a tensor comparison on the host and blocks until the GPU has finished all queued work; consider 'at::isclose(a, b).all()', which keeps the result on the device [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::allclose' reads the result of a tensor comparison on the host and waits for the current stream's queued work; consider 'at::isclose(a, b).all()', which keeps the result on the device [torch-sync-item]
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::allclose'
   r = r && at::is_nonzero(a) && at::_local_scalar_dense(b).toBool();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::is_nonzero' reads a tensor element
@@ -73,15 +73,15 @@ float positiveKnownCuda(int steps) {
   float total = 0;
   for (int i = 0; i < steps; ++i) {
     total += x.sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:22: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:22: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration; consider
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:22: warning: 'item' copies {{.*}}, on every loop iteration;
     // CHECK-MESSAGES-USER: :[[@LINE-4]]:22: warning: 'item' copies
   }
   at::Tensor y = at::zeros({2}, at::kCUDA);
   int n = 0;
   while (y.sum().item<int>() < steps)
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies {{.*}}, on every loop iteration;
     // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:18: warning: 'item'
     // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:18: warning: 'item'
     // CHECK-MESSAGES-USER: :[[@LINE-4]]:18: warning: 'item'
@@ -93,7 +93,7 @@ float positiveKnownCuda(int steps) {
 int positiveForInitRunsOnce(const at::Tensor &t) {
   int n = 0;
   for (int i = t.item<int>(); i < 3; ++i)
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider
     // CHECK-MESSAGES-USER: :[[@LINE-2]]:18: warning: 'item' copies
     ++n;
   return n;
@@ -102,7 +102,7 @@ int positiveForInitRunsOnce(const at::Tensor &t) {
 // The project's own synchronizing function (option SyncFunctions).
 float positiveUserSyncFunction(const at::Tensor &t) {
   return project::read_scalar(t);
-  // CHECK-MESSAGES-USER: :[[@LINE-1]]:10: warning: 'project::read_scalar' is declared as synchronizing (option 'SyncFunctions') and blocks until the GPU has finished all queued work; consider moving it out of the hot path [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-1]]:10: warning: 'project::read_scalar' is declared as synchronizing (option 'SyncFunctions') and waits for the current stream's queued work; consider moving it out of the hot path [torch-sync-item]
 }
 
 // Negative cases: provably on the CPU, so no sync.
@@ -196,7 +196,7 @@ float positiveLambdasAndLoops(const at::Tensor &t) {
   float total = 0;
   for (int i = 0; i < 2; ++i) {
     auto read = [&] { return t.item<float>(); };
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and blocks until the GPU has finished all queued work; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider
     // CHECK-MESSAGES-USER: :[[@LINE-2]]:32: warning: 'item' copies
     total += read();
   }
@@ -204,7 +204,7 @@ float positiveLambdasAndLoops(const at::Tensor &t) {
     float s = 0;
     for (int i = 0; i < 2; ++i)
       s += t.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies {{.*}}, on every iteration of the enclosing loop;
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies {{.*}}, on every loop iteration;
     // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:14: warning: 'item' copies
     // CHECK-MESSAGES-USER: :[[@LINE-3]]:14: warning: 'item' copies
     return s;

@@ -12,7 +12,7 @@ float readLoss(const at::Tensor &t) { return t.item<float>(); }
 template <typename T> T readAs(const at::Tensor &t) { return T(t.item<float>()); }
 template <typename T> T logAs(const at::Tensor &t) {
   return readAs<T>(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readAs' calls 'item' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readAs' calls 'item' in its body, which blocks the host
   // CHECK-MESSAGES: :[[@LINE-2]]:10: note: in the instantiation 'logAs<float>', reported once for every instantiation
   // CHECK-MESSAGES: :12:66: note: 'item' synchronizes here
 }

@@ -45,7 +45,7 @@ at::Tensor windowAt(const at::Tensor &t) { return t.narrow(0, 1, 2); }
 
 void callers(at::Tensor &t, const at::Tensor &v) {
   keepPositive(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keepPositive' calls 'index' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keepPositive' calls 'index' in its body, which blocks the host
   // CHECK-MESSAGES: :23:57: note: 'index' synchronizes here
   keepFirst(t);
   pickLargest(t);

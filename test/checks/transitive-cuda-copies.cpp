@@ -15,7 +15,7 @@ void copyOnDevice(void *target, const void *source, size_t bytes) {
 
 void callers(void *host, void *a, const void *b, size_t bytes) {
   copyToHost(host, b, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'copyToHost' calls 'cudaMemcpy' in its body and blocks until the GPU has finished all queued work
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'copyToHost' calls 'cudaMemcpy' in its body, which blocks the host
   // CHECK-MESSAGES: :10:3: note: 'cudaMemcpy' synchronizes here
   copyOnDevice(a, b, bytes);
 }

@@ -10,7 +10,7 @@ float sumLater(const at::Tensor &t);
 
 float positiveBeforeDefinition(const at::Tensor &t) {
   return readLater(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readLater' calls 'item' in its body and blocks until the GPU has finished all queued work; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readLater' calls 'item' in its body, which blocks the host; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
   // CHECK-MESSAGES: :20:49: note: 'item' synchronizes here
 }
 

@@ -29,7 +29,7 @@ float level1(const at::Tensor &t) { return level2(t); }
 
 float positiveSixDeep(const at::Tensor &t) {
   return chain::level1(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'chain::level1' calls 'chain::level2' in its body and blocks until the GPU has finished all queued work
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'chain::level1' calls 'chain::level2' in its body, which blocks the host
   // CHECK-MESSAGES: :17:44: note: 'chain::level2' synchronizes here
   // CHECK-MESSAGES: :12:46: note: 'item' synchronizes here, 6 calls deep
 }

@@ -49,7 +49,7 @@ void launchNever() { if (false) torch::cuda::synchronize(); }
 
 void callers(const at::Tensor &t, bool debug, Launcher &launcher) {
   launchMacro(t, debug);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'launchMacro' calls 'torch::cuda::synchronize' in its body (only when 'debug' is true) and blocks until the GPU has finished all queued work
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'launchMacro' calls 'torch::cuda::synchronize' in its body (only when 'debug' is true), which blocks the host
   // CHECK-MESSAGES: :17:{{[0-9]+}}: note: 'torch::cuda::synchronize' synchronizes here
   // CHECK-MESSAGES: :17:77: note: the sync runs only when 'debug' is true
   launchFlag(debug);
@@ -71,10 +71,10 @@ void callers(const at::Tensor &t, bool debug, Launcher &launcher) {
   // CHECK-MESSAGES-PLAIN: :32:2: note: the sync runs only in builds that do not define 'NDEBUG'
   // The unconditional sync is preferred to the guarded one.
   launchAlways(debug);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'launchAlways' calls 'torch::cuda::synchronize' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'launchAlways' calls 'torch::cuda::synchronize' in its body, which blocks the host
   // CHECK-MESSAGES: :39:3: note: 'torch::cuda::synchronize' synchronizes here
   readIfPositive(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'readIfPositive' calls 'item' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'readIfPositive' calls 'item' in its body, which blocks the host
   launchConstexpr();
   launchNever();
 }

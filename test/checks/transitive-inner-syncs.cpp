@@ -19,7 +19,7 @@ at::Tensor fixedShape(const at::Tensor &mask) { return mask.sum(); }
 
 void positiveInnerSyncs(const at::Tensor &mask) {
   auto a = activeRows(mask);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'activeRows' calls 'nonzero' in its body and blocks until the GPU has finished all queued work; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'activeRows' calls 'nonzero' in its body, which blocks the host; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
   // CHECK-MESSAGES: :13:61: note: 'nonzero' synchronizes here
   // CHECK-MESSAGES-INTENDED: :[[@LINE-3]]:12: warning: 'activeRows' calls 'nonzero' in its body
   // CHECK-MESSAGES-INTENDED: :13:61: note: 'nonzero' synchronizes here

@@ -31,7 +31,7 @@ void createContext() { cudaFree(nullptr); }
 void positiveCallers(float *host, float *device, CUdeviceptr driverDevice,
                      size_t bytes, cudaStream_t stream) {
   waitStream(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'waitStream' calls 'cudaStreamSynchronize' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'waitStream' calls 'cudaStreamSynchronize' in its body, which blocks the host
   // CHECK-MESSAGES: :15:40: note: 'cudaStreamSynchronize' synchronizes here
   waitDevice();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'waitDevice' calls 'cudaDeviceSynchronize' in its body

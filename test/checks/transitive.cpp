@@ -11,7 +11,7 @@
 // The project's own helpers.
 float readLoss(const at::Tensor &loss) { return loss.item<float>(); }
 float logStep(const at::Tensor &loss) { return readLoss(loss) * 2; }
-// CHECK-MESSAGES: :[[@LINE-1]]:48: warning: 'readLoss' calls 'item' in its body and blocks
+// CHECK-MESSAGES: :[[@LINE-1]]:48: warning: 'readLoss' calls 'item' in its body, which blocks the host
 // CHECK-MESSAGES: :[[@LINE-3]]:54: note: 'item' synchronizes here
 // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:48: warning: 'readLoss' calls 'item' in its body
 // CHECK-MESSAGES-DEPTH1: :[[@LINE-5]]:54: note: 'item' synchronizes here
@@ -21,13 +21,13 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
   float total = 0;
   for (int i = 0; i < steps; ++i) {
     total += readLoss(loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body and blocks until the GPU has finished all queued work, on every iteration of the enclosing loop; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body, which blocks the host, on every loop iteration; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
     // CHECK-MESSAGES: :[[@LINE-13]]:54: note: 'item' synchronizes here
     // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:14: warning: 'readLoss' calls 'item' in its body
     // CHECK-MESSAGES-DEPTH1: :[[@LINE-15]]:54: note: 'item' synchronizes here
   }
   total += logStep(loss);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'logStep' calls 'readLoss' in its body and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'logStep' calls 'readLoss' in its body, which blocks the host
   // CHECK-MESSAGES: :[[@LINE-18]]:48: note: 'readLoss' synchronizes here
   return total;
 }
@@ -36,7 +36,7 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
 // device (torch/nn/utils/clip_grad.h).
 double positiveClipGradNorm(std::vector<at::Tensor> &parameters) {
   return torch::nn::utils::clip_grad_norm_(parameters, 1.0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body and blocks until the GPU has finished all queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body, which blocks the host; consider
   // CHECK-MESSAGES: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here
   // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls
   // CHECK-MESSAGES-DEPTH1: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here

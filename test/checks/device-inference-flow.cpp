@@ -1,0 +1,139 @@
+// RUN: %check_torch_sync --checks=-*,torch-sync-*,-torch-sync-transitive --temp %t %s -- %libtorch_flags
+//
+// Co-location: tensors made with one Device or TensorOptions value share its
+// device, whatever it is, so that a copy between them is none. Reassignment:
+// the value that reaches a read decides its device ('x = x.cpu()'), along the
+// function's control flow (clang's CFG).
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/zeros.h>
+#include <torch/types.h>
+
+// --- Co-location.
+float sameDevice(torch::Device dev, int64_t n) {
+  auto a = torch::zeros({n}, dev);
+  auto b = torch::ones({n}, torch::TensorOptions().device(dev));
+  auto c = torch::randn({n}, torch::dtype(torch::kFloat).device(dev));
+  auto d = torch::zeros({n}, at::device(dev));
+  auto e = a.to(b);           // no diagnostic
+  auto f = a.to(dev);         // no diagnostic
+  auto g = b.to(a.device());  // no diagnostic
+  auto h = c.to(d.options()); // no diagnostic
+  return (e + f + g + h).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider {{.*}} [torch-sync-item]
+}
+
+float sameOptions(const torch::TensorOptions &opts, int64_t n) {
+  // A const reference names one options value for the whole function.
+  auto a = torch::zeros({n}, opts);
+  auto b = torch::ones({n}, opts.dtype(torch::kDouble));
+  return a.to(b).sum().item<float>(); // no diagnostic for 'to'
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'item' copies a tensor element
+}
+
+// Two device values, or one reassigned between the tensors: still reported.
+float twoDevices(torch::Device dev, torch::Device other, int64_t n) {
+  auto a = torch::zeros({n}, dev);
+  auto b = torch::ones({n}, other);
+  auto c = a.to(b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' may copy the tensor between host and device
+  return c.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
+float reassignedDevice(torch::Device dev, torch::Device other, int64_t n) {
+  auto a = torch::zeros({n}, dev);
+  dev = other;
+  auto b = torch::ones({n}, dev);
+  auto c = a.to(b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' may copy the tensor between host and device
+  return c.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
+// A tensor on an unknown device copied to one made on another: reported.
+at::Tensor intoOther(const at::Tensor &x, torch::Device dev) {
+  auto y = torch::zeros({2}, dev);
+  return x.to(y);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to' may copy the tensor between host and device
+}
+
+// --- Reassignment.
+float reassignedFromCopy(at::Tensor x) {
+  x = x.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'cpu' copies the tensor to the host
+  return x.item<float>(); // no diagnostic: 'x' is the host copy here
+}
+
+float localReassigned(const at::Tensor &input) {
+  auto t = input.sum();
+  float before = t.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'item' copies a tensor element
+  t = t.to(torch::kCPU);
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'to' copies the tensor to the host
+  float after = t.item<float>(); // no diagnostic
+  return before + after;
+}
+
+// On one branch only: the read after the join may see the device tensor.
+float oneBranch(at::Tensor x, bool small) {
+  if (small)
+    x = x.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'cpu' copies the tensor to the host
+  return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element
+}
+
+// On both branches: the read sees a host tensor either way.
+float bothBranches(at::Tensor x, bool small) {
+  if (small)
+    x = x.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'cpu' copies the tensor to the host
+  else
+    x = x.to(torch::kCPU, torch::kDouble);
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'to' copies the tensor to the host
+  return x.item<float>(); // no diagnostic
+}
+
+// In a loop, the read at the top sees the previous iteration's value too.
+float inLoop(at::Tensor x, int n) {
+  float sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += x.item<float>();
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration
+    x = x.cpu();
+    // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'cpu' copies the tensor to the host
+  }
+  return sum;
+}
+
+// After a loop that makes it a host tensor on every path through the body,
+// the read still sees the value from before the loop (zero iterations).
+float afterLoop(at::Tensor x, int n) {
+  for (int i = 0; i < n; ++i)
+    x = x.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'cpu' copies the tensor to the host
+  return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element
+}
+
+// Written through a reference: the reads are not followed.
+void replace(at::Tensor &t);
+float escaped(at::Tensor x) {
+  x = x.cpu();
+  // CHECK-MESSAGES: :[[@LINE-1]]:9: warning: 'cpu' copies the tensor to the host
+  replace(x);
+  return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element
+}
+
+// Assigned in a lambda: the CFG does not say when the lambda runs.
+float inLambda(at::Tensor x) {
+  auto toHost = [&] { x = x.cpu(); };
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'cpu' copies the tensor to the host
+  toHost();
+  return x.item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element
+}
