@@ -716,10 +716,12 @@ const llvm::StringSet<> &syncDeclarationNames() {
   return Names;
 }
 
-/// The bare name of \p Callee ('item', 'operator[]').
-std::string bareName(const FunctionDecl &Callee) {
-  return Callee.getIdentifier() ? Callee.getName().str()
-                                : Callee.getNameAsString();
+/// Whether the bare name of \p Callee ('item', 'operator[]') is one of
+/// syncDeclarationNames().
+bool mayNameSyncDeclaration(const FunctionDecl &Callee) {
+  if (const IdentifierInfo *Name = Callee.getIdentifier())
+    return syncDeclarationNames().contains(Name->getName());
+  return syncDeclarationNames().contains(Callee.getNameAsString());
 }
 
 } // namespace
@@ -775,7 +777,7 @@ std::optional<CallSync> findCallSync(const CallExpr &Call,
                                      ASTContext &Context,
                                      const SyncRules &Rules) {
   const FunctionDecl *Callee = Call.getDirectCallee();
-  if (!Callee || !syncDeclarationNames().contains(bareName(*Callee)))
+  if (!Callee || !mayNameSyncDeclaration(*Callee))
     return std::nullopt;
   bool HasFact = false;
   for (SyncCategory Category :
@@ -798,7 +800,7 @@ std::optional<CallSync> findCallSync(const CallExpr &Call,
 }
 
 bool isSyncDeclaration(const FunctionDecl &Callee) {
-  return syncDeclarationNames().contains(bareName(Callee)) &&
+  return mayNameSyncDeclaration(Callee) &&
          (findAnySyncFact(Callee) || findMeasuredSync(Callee));
 }
 

@@ -6,6 +6,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/Token.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -16,21 +17,18 @@ namespace {
 /// Conditions longer than this are not quoted in a diagnostic.
 constexpr size_t MaxConditionLength = 60;
 
-/// The text of \p Range (characters, one file), with runs of white space
+/// The text of the tokens of \p Range (one file), with runs of white space
 /// made one space; empty when the range spans files.
 std::string conditionText(SourceRange Range, const SourceManager &SM) {
   if (Range.isInvalid())
     return "";
-  auto [BeginFile, Begin] = SM.getDecomposedExpansionLoc(Range.getBegin());
-  auto [EndFile, End] = SM.getDecomposedExpansionLoc(Range.getEnd());
-  if (BeginFile != EndFile || End < Begin)
-    return "";
   bool Invalid = false;
-  StringRef Buffer = SM.getBufferData(BeginFile, &Invalid);
-  if (Invalid || End > Buffer.size())
+  StringRef Source = Lexer::getSourceText(CharSourceRange::getTokenRange(Range),
+                                          SM, LangOptions(), &Invalid);
+  if (Invalid)
     return "";
   std::string Text;
-  for (char C : Buffer.slice(Begin, End)) {
+  for (char C : Source) {
     bool Space = C == ' ' || C == '\t' || C == '\n' || C == '\r' || C == '\\';
     if (Space && (Text.empty() || Text.back() == ' '))
       continue;

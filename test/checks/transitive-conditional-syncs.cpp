@@ -7,8 +7,9 @@
 // checks judge the call (CallSync.h): a boolean-mask index, a 0-dim tensor
 // index, 'repeat_interleave' without 'output_size', 'histc' without a range,
 // 'one_hot' without 'num_classes', one-argument 'where', a tensor 'value',
-// a copy to the host and 'narrow' with a tensor start count; each twin,
-// whose arguments make the same call sync-free, does not.
+// a copy to the host, 'narrow' with a tensor start and formatting a tensor
+// count; each twin, whose arguments make the same call sync-free (or whose
+// formatting builds a failure's message), does not.
 #include <ATen/TensorIndexing.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
@@ -17,6 +18,10 @@
 #include <ATen/ops/repeat_interleave.h>
 #include <ATen/ops/where.h>
 #include <torch/version.h>
+#include <ATen/core/Formatting.h>
+#include <c10/util/StringUtil.h>
+#include <iostream>
+#include <stdexcept>
 
 using at::indexing::Slice;
 
@@ -42,11 +47,13 @@ at::Tensor toHost(const at::Tensor &t) { return t.to(at::kCPU); }
 at::Tensor toFloat(const at::Tensor &t) { return t.to(at::kFloat); }
 at::Tensor window(const at::Tensor &t, const at::Tensor &s) { return t.narrow(0, s, 2); }
 at::Tensor windowAt(const at::Tensor &t) { return t.narrow(0, 1, 2); }
+void show(const at::Tensor &t) { std::cout << t; }
+void fail(const at::Tensor &t) { throw std::runtime_error(c10::str("bad ", t)); }
 
 void callers(at::Tensor &t, const at::Tensor &v) {
   keepPositive(t);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'keepPositive' calls 'index' in its body, which blocks the host
-  // CHECK-MESSAGES: :23:57: note: 'index' synchronizes here
+  // CHECK-MESSAGES: :28:57: note: 'index' synchronizes here
   keepFirst(t);
   pickLargest(t);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'pickLargest' calls 'operator[]' in its body
@@ -76,4 +83,7 @@ void callers(at::Tensor &t, const at::Tensor &v) {
   window(t, v);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'window' calls 'narrow' in its body
   windowAt(t);
+  show(t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'show' calls 'operator<<' in its body
+  fail(t);
 }

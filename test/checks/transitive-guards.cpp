@@ -1,7 +1,7 @@
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t --check-suffix=,PLAIN %s -- \
 // RUN:   %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-debug --check-suffix=,DEBUG %s -- \
-// RUN:   %libtorch_flags -DDEBUG_SYNC -DNDEBUG
+// RUN:   %libtorch_flags -DDEBUG_SYNC -DNDEBUG -DSYNC_LEVEL=2
 
 // A sync that runs only under a flag (a boolean parameter, member or
 // variable, a macro's argument) or in a preprocessor branch written in the
@@ -46,6 +46,11 @@ float readIfPositive(const at::Tensor &t) {
 constexpr bool kDebug = false;
 void launchConstexpr() { if (kDebug) torch::cuda::synchronize(); }
 void launchNever() { if (false) torch::cuda::synchronize(); }
+void launchAtLevel() {
+#if SYNC_LEVEL > 1
+  torch::cuda::synchronize();
+#endif
+}
 
 void callers(const at::Tensor &t, bool debug, Launcher &launcher) {
   launchMacro(t, debug);
@@ -77,4 +82,6 @@ void callers(const at::Tensor &t, bool debug, Launcher &launcher) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'readIfPositive' calls 'item' in its body, which blocks the host
   launchConstexpr();
   launchNever();
+  launchAtLevel();
+  // CHECK-MESSAGES-DEBUG: :[[@LINE-1]]:3: warning: 'launchAtLevel' calls 'torch::cuda::synchronize' in its body (only in builds where 'SYNC_LEVEL > 1' holds), which blocks the host
 }
