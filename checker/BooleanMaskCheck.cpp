@@ -52,7 +52,7 @@ void BooleanMaskCheck::checkSync(const MatchFinder::MatchResult &Result) {
       callSync(*Call, *Fact, devices(Context), Context, Rules);
   if (!Sync || !isReportableDevice(Sync->Device))
     return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

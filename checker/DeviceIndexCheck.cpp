@@ -51,12 +51,15 @@ void DeviceIndexCheck::checkSync(const MatchFinder::MatchResult &Result) {
       callSync(*Call, *Fact, devices(Context), Context, syncRules());
   if (!Sync || !isReportableDevice(Sync->Device))
     return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
                                       ASTContext &Context) {
-  if (!isReportablePlace(Read, Context) || !isShapeRead(Read, Context))
+  if (!isReportablePlace(Read, Context))
+    return;
+  std::optional<ShapeUse> Use = shapeUse(Read, Context);
+  if (!Use)
     return;
   const Expr *Receiver = Read.getImplicitObjectArgument();
   if (!Receiver || !isReportableDevice(devices(Context).tensorDevice(Receiver)))
@@ -64,7 +67,12 @@ void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
   const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Read.getMethodDecl());
   if (!Fact)
     return;
-  reportSync(Read, "item", Fact->Effect, Fact->Alternative, Context);
+  // A value that sizes an output is better passed in than read (the fix
+  // real projects made: docs/real-projects.md).
+  Advice Alternative = Advice::of(*Fact);
+  if (*Use == ShapeUse::Size && !Fact->SizeAlternative.empty())
+    Alternative.Default = Fact->SizeAlternative;
+  reportSync(Read, "item", Fact->Effect, Alternative, Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -102,7 +102,7 @@ void DeviceToHostCheck::checkSync(const MatchFinder::MatchResult &Result) {
       if (!Call->getBeginLoc().isMacroID() && !Call->getEndLoc().isMacroID())
         Fix = FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
             Name->getOperatorLoc(), Call->getEndLoc()));
-  reportSync(*Call, Sync->Name, transferEffect(*Sync), Fact->Alternative,
+  reportSync(*Call, Sync->Name, transferEffect(*Sync), Advice::of(*Fact),
              Context, Fix);
 }
 

@@ -12,10 +12,11 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral ReadId = "read";
+constexpr llvm::StringLiteral IndexUseId = "index-use";
 } // namespace
 
-llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
-                                            ASTContext &Context) {
+llvm::DenseMap<const Expr *, ShapeUse> findShapeReads(const Stmt &Body,
+                                                      ASTContext &Context) {
   // t.item<int64_t>(), t.item().toLong(): the read itself is the item() call.
   auto Read = cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId);
   auto ReadValue = expr(anyOf(
@@ -35,22 +36,35 @@ llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
       hasUnqualifiedDesugaredType(recordType(hasDeclaration(namedDecl(
           hasAnyName("ArrayRef", "SymInt", "SymIntArrayRef", "optional",
                      "OptionalArrayRef", "initializer_list")))))))));
+  // The methods whose integer arguments index or bound the tensor rather
+  // than size an output.
+  auto IndexingMethod = tensorMethod({"narrow", "slice", "select"});
   auto Consumer = stmt(anyOf(
       cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(IndexingType))),
-                       hasAnyArgument(ReadValue)),
-      // Tensor methods whose integer arguments are sizes, bounds or indices.
+                       hasAnyArgument(ReadValue))
+          .bind(IndexUseId),
+      cxxMemberCallExpr(callee(IndexingMethod),
+                        forEachArgumentWithParam(ReadValue, ShapeParameter))
+          .bind(IndexUseId),
+      // Tensor methods whose integer arguments are sizes.
       cxxMemberCallExpr(
           callee(tensorMethod(apiList(ApiList::ShapeArgumentMethods).vec())),
+          unless(callee(IndexingMethod)),
           forEachArgumentWithParam(ReadValue, ShapeParameter)),
       // ATen and C++-frontend functions whose integer arguments are sizes.
       callExpr(callee(functionDecl(
                    hasAnyName(apiList(ApiList::ShapeArgumentFunctions)))),
                forEachArgumentWithParam(ReadValue, ShapeParameter))));
 
-  llvm::DenseSet<const Expr *> Reads;
+  llvm::DenseMap<const Expr *, ShapeUse> Reads;
   for (const BoundNodes &Nodes : match(findAll(Consumer), Body, Context))
-    if (const auto *Call = Nodes.getNodeAs<Expr>(ReadId))
-      Reads.insert(Call);
+    if (const auto *Call = Nodes.getNodeAs<Expr>(ReadId)) {
+      ShapeUse Use =
+          Nodes.getNodeAs<Stmt>(IndexUseId) ? ShapeUse::Index : ShapeUse::Size;
+      auto [It, Inserted] = Reads.try_emplace(Call, Use);
+      if (!Inserted && Use == ShapeUse::Size)
+        It->second = ShapeUse::Size;
+    }
   return Reads;
 }
 

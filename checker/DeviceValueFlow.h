@@ -10,7 +10,7 @@
 #ifndef TORCH_SYNC_DEVICEVALUEFLOW_H
 #define TORCH_SYNC_DEVICEVALUEFLOW_H
 
-#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace clang {
 class ASTContext;
@@ -18,14 +18,20 @@ class Expr;
 class Stmt;
 namespace tidy::torch_sync {
 
+/// What a read value does to a tensor's shape.
+enum class ShapeUse {
+  Size,  ///< sizes an output: a factory size, 'view', 'reshape', 'expand'...
+  Index, ///< indexes or bounds it: a Slice, a TensorIndex, 'narrow', 'select'
+};
+
 /// The 'item()' calls in \p Body whose value becomes a slice bound
 /// (at::indexing::Slice), an integer index (a TensorIndex), an argument of a
 /// shape-taking Tensor method ('narrow', 'slice', 'select', 'view',
 /// 'reshape', 'expand', 'repeat', 'topk', ...) or a size of an ATen factory
 /// ('zeros', 'empty', 'arange', ...): directly, through arithmetic, through
 /// 'toLong()'-style conversions, or through a local variable initialized with
-/// it.
-llvm::DenseSet<const Expr *> findShapeReads(const Stmt &Body,
+/// it; each with its use (Size when any use sizes an output).
+llvm::DenseMap<const Expr *, ShapeUse> findShapeReads(const Stmt &Body,
                                             ASTContext &Context);
 
 } // namespace tidy::torch_sync

@@ -47,7 +47,7 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
     return;
   // Each effect names what the call waits for: the device, a stream or an
   // event.
-  reportSync(*Call, Sync->Name, Fact->Effect, Fact->Alternative,
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact),
              *Result.Context, std::nullopt, HostWait::StatedInEffect);
 }
 

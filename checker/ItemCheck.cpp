@@ -81,7 +81,7 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
       callSync(*Call, *Fact, devices(Context), Context, syncRules());
   if (!Sync || !isReportableDevice(Sync->Device))
     return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -68,7 +68,7 @@ void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
     if (!Macro.empty())
       Name = Macro.str();
   }
-  reportSync(*Call, Name, Fact->Effect, Fact->Alternative, Context);
+  reportSync(*Call, Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -276,19 +276,22 @@ bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
 }
 
 void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
-                               StringRef Effect, StringRef Alternative,
+                               StringRef Effect, Advice Alternative,
                                ASTContext &Context,
                                std::optional<FixItHint> Fix, HostWait Wait) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
+  bool InLoop = isInsideLoop(Loc, SM);
+  StringRef Chosen = InLoop && !Alternative.InLoop.empty() ? Alternative.InLoop
+                                                           : Alternative.Default;
   {
     auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
                          "queued work| and waits for all work queued on the "
                          "device|}2%select{|, on every loop iteration}3; "
                          "consider %4")
-                << Callee << Effect << static_cast<unsigned>(Wait)
-                << isInsideLoop(Loc, SM) << Alternative;
+                << Callee << Effect << static_cast<unsigned>(Wait) << InLoop
+                << Chosen;
     if (Fix)
       Diag << *Fix;
   } // emitted here, before its notes
@@ -442,17 +445,25 @@ const FunctionDecl *SyncCheckBase::enclosingFunction(
 }
 
 bool SyncCheckBase::isShapeRead(const Expr &Read, ASTContext &Context) {
+  return shapeUse(Read, Context).has_value();
+}
+
+std::optional<ShapeUse> SyncCheckBase::shapeUse(const Expr &Read,
+                                                ASTContext &Context) {
   const FunctionDecl *Function =
       enclosingFunction(Read.getBeginLoc(), Context.getSourceManager());
   if (!Function || !Function->getBody())
-    return false;
+    return std::nullopt;
   auto Cached = ShapeReads.find(Function);
   if (Cached == ShapeReads.end())
     Cached = ShapeReads
                  .try_emplace(Function,
                               findShapeReads(*Function->getBody(), Context))
                  .first;
-  return Cached->second.contains(&Read);
+  auto Found = Cached->second.find(&Read);
+  if (Found == Cached->second.end())
+    return std::nullopt;
+  return Found->second;
 }
 
 bool SyncCheckBase::isInsideLoop(SourceLocation Loc,

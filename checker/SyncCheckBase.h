@@ -17,6 +17,7 @@
 
 #include "CallSync.h"
 #include "DeviceInference.h"
+#include "DeviceValueFlow.h"
 #include "SyncFacts.h"
 #include "SyncGuard.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -98,14 +99,30 @@ protected:
     StatedInEffect,
   };
 
+  /// The sync-free alternatives a message chooses from by the shape of the
+  /// use: InLoop (one bulk copy instead of one per iteration) where the call
+  /// runs on every iteration of a loop and InLoop is set, else Default.
+  struct Advice {
+    Advice(StringRef Default, StringRef InLoop = "")
+        : Default(Default), InLoop(InLoop) {}
+    Advice(const char *Default) : Default(Default) {}
+    Advice(const std::string &Default) : Default(Default) {}
+    /// A fact's Alternative and LoopAlternative.
+    static Advice of(const SyncFact &Fact) {
+      return Advice(Fact.Alternative, Fact.LoopAlternative);
+    }
+    StringRef Default;
+    StringRef InLoop;
+  };
+
   /// Emits "'<Callee>' <Effect>[ and waits for the current stream's queued
   /// work | and waits for all work queued on the device][, on every loop
-  /// iteration]; consider <Alternative>" at the call,
-  /// with \p Fix when given (only rewrites that keep the program's meaning),
-  /// and remembers the location. A note says when the call runs only under a
-  /// flag (noteGuard).
+  /// iteration]; consider <alternative>" at the call, the alternative chosen
+  /// from \p Alternative, with \p Fix when given (only rewrites that keep the
+  /// program's meaning), and remembers the location. A note says when the
+  /// call runs only under a flag (noteGuard).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
-                  StringRef Alternative, ASTContext &Context,
+                  Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
                   HostWait Wait = HostWait::CurrentStream);
 
@@ -139,6 +156,9 @@ protected:
   /// Whether the 'item()' call \p Read gives a value that sizes, slices or
   /// indexes a tensor in its function (findShapeReads, cached per function).
   bool isShapeRead(const Expr &Read, ASTContext &Context);
+  /// How the value of the shape read \p Read is used (it sizes an output, or
+  /// indexes or bounds a tensor); std::nullopt when it is no shape read.
+  std::optional<ShapeUse> shapeUse(const Expr &Read, ASTContext &Context);
 
   /// Whether \p Function's qualified name matches IntendedSyncFunctions: its
   /// syncs are intended, and so are the syncs of a call to it.
@@ -217,7 +237,8 @@ private:
   std::vector<FileRange> LoopRanges;
   std::vector<FileRange> LambdaRanges;
   std::vector<std::pair<FileRange, const FunctionDecl *>> FunctionRanges;
-  llvm::DenseMap<const FunctionDecl *, llvm::DenseSet<const Expr *>> ShapeReads;
+  llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Expr *, ShapeUse>>
+      ShapeReads;
   std::unique_ptr<DeviceInference> Inference;
   const ASTContext *InferenceContext = nullptr;
 };

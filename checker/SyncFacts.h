@@ -66,6 +66,12 @@ struct SyncFact {
   /// Whether a null pointer argument makes the call a no-op that does not
   /// wait ('cudaFree(nullptr)').
   bool NullPointerIsNoOp = false;
+  /// The alternative where the value read sizes an output (pass the size
+  /// in), or empty: Alternative then serves.
+  llvm::StringRef SizeAlternative = "";
+  /// The alternative where the call runs on every iteration of a loop (one
+  /// bulk copy before the loop), or empty: Alternative then serves.
+  llvm::StringRef LoopAlternative = "";
 };
 
 /// An ATen overload that the census (runtime-verify/census) measured to block

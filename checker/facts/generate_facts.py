@@ -41,7 +41,8 @@ CATEGORIES = {
 }
 HEADER_VERSIONS = ["1.13", "2.11"]
 FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "source", "tensor_value_parameter",
-               "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before"}
+               "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
+               "alternative_for_size", "alternative_in_loop"}
 CENSUS_VERSION = "2.11"
 NONEMPTY = "non-empty inputs:"
 
@@ -318,7 +319,8 @@ def write_inc(table, rows, out):
             f"{c_str(fact.get('function', ''))}, {c_str(fact['effect'])}, {c_str(fact['alternative'])}, "
             f"{c_str(fact['source'])}, {c_str(fact.get('tensor_value_parameter', ''))}, "
             f"{c_str(', '.join(versions))}, "
-            f"{c_str(fact.get('measured', ''))}, {'true' if fact.get('null_pointer_is_no_op') else 'false'}}},")
+            f"{c_str(fact.get('measured', ''))}, {'true' if fact.get('null_pointer_is_no_op') else 'false'}, "
+            f"{c_str(fact.get('alternative_for_size', ''))}, {c_str(fact.get('alternative_in_loop', ''))}}},")
     lines += ["};", "", "static const MeasuredSync GeneratedMeasuredSyncs[] = {"]
     for r in rows:
         effect = f"{r['effect']} (measured: {short_mechanism(r['mechanism'])})"

@@ -82,6 +82,8 @@ double positiveGuards(at::Tensor a, const at::Tensor &b, const at::Tensor &c,
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'item' copies a tensor element
   // CHECK-MESSAGES: :[[@LINE-2]]:40: warning: 'item' copies a tensor element
   // CHECK-MESSAGES: :[[@LINE-3]]:59: warning: 'item' copies a tensor element
+  // The value that reaches 'a' here is the device copy: known to be on CUDA.
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-5]]:21: warning: 'item' copies a tensor element
 }
 
 // Kernels registered for the CPU dispatch key, and the helpers only they call.

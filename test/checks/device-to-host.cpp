@@ -74,7 +74,7 @@ void positiveHostToDevice(torch::Device device, const std::vector<float> &values
 at::Tensor positiveUnknownTransfer(const at::Tensor &t, at::Device device) {
   auto cuda = at::ones({2}, at::kCUDA);
   auto moved = cuda.to(device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to' may copy the tensor between host and device and blocks
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to' may copy the tensor between host and device and waits for the current stream's queued work
   // (With ReportUnknownDevice off it is silent: the copy is a sync only if the
   // unknown target is the host.)
   return t.to(device);

@@ -19,14 +19,14 @@ __global__ void scaleKernel(float *x, int n) {
 
 void positiveScaleAndWait(float *x, float scale, int n) {
   cudaMemcpyToSymbol(deviceScale, &scale, sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
   scaleKernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
   cudaDeviceSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cudaStreamWaitEvent' to order streams) [torch-sync-explicit]
 }
 
 void positiveWaitEveryStep(float *x, int n, int steps) {

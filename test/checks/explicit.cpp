@@ -25,11 +25,11 @@ extern "C" cudaError_t cudaThreadSynchronize(void);
 
 void positiveRuntimeWaits(cudaStream_t stream, cudaEvent_t event) {
   cudaDeviceSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an event ('cudaEventQuery'), or 'cudaStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cudaStreamWaitEvent' to order streams) [torch-sync-explicit]
   cudaThreadSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaThreadSynchronize' waits for all work queued on the device; consider waiting only where
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaThreadSynchronize' waits for all work queued on the device; consider removing it where the host reads no result after it
   cudaStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' waits for the work queued on that stream; consider polling an event recorded on the stream ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cudaStreamWaitEvent' to order streams) [torch-sync-explicit]
   cudaEventSynchronize(event);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaEventSynchronize' waits for the work recorded in that event; consider polling the event ('cudaEventQuery'), or 'cudaStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
 }
@@ -37,21 +37,21 @@ void positiveRuntimeWaits(cudaStream_t stream, cudaEvent_t event) {
 void positiveRuntimeCopies(float *device, float *host, size_t bytes,
                            const void *symbol) {
   cudaMemcpy(host, device, bytes, cudaMemcpyDeviceToHost);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   cudaMemcpy(device, host, bytes, cudaMemcpyHostToDevice);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
   // The direction is taken from the pointers at run time.
   cudaMemcpy(device, host, bytes, cudaMemcpyDefault);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy' copies synchronously
   cudaMemcpy2D(host, 64, device, 64, 64, 4, cudaMemcpyDeviceToHost);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy2DAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   cudaMemcpy3DParms params = {};
   cudaMemcpy3D(&params);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpy3DAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   cudaMemcpyToSymbol(symbol, host, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   cudaMemcpyFromSymbol(host, symbol, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyFromSymbolAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyFromSymbolAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
 }
 
 // C10_CUDA_CHECK wraps its argument in 'do { ... } while (0)': not a loop.
@@ -67,28 +67,28 @@ void positiveInsideCheckMacro(cudaEvent_t event) {
 
 void positiveDriverWaits(CUcontext context, CUstream stream, CUevent event) {
   cuCtxSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' waits for all work queued in the context; consider waiting only where the host reads results, polling an event ('cuEventQuery'), or 'cuStreamWaitEvent' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' waits for all work queued in the context; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cuStreamWaitEvent' to order streams) [torch-sync-explicit]
   cuCtxSynchronize_v2(context);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuCtxSynchronize' waits for all work queued in the context
   cuStreamSynchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' waits for the work queued on that stream; consider polling an event recorded on the stream ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cuStreamWaitEvent' to order streams) [torch-sync-explicit]
   cuEventSynchronize(event);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuEventSynchronize' waits for the work recorded in that event; consider polling the event ('cuEventQuery'), or 'cuStreamWaitEvent' for a wait on the GPU [torch-sync-explicit]
 }
 
 void positiveDriverCopies(CUdeviceptr device, float *host, size_t bytes) {
   cuMemcpy(reinterpret_cast<CUdeviceptr>(host), device, bytes);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   cuMemcpyDtoH(host, device, bytes);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyDtoH' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyDtoHAsync' on a stream, into pinned host memory [torch-sync-explicit]
   cuMemcpyHtoD(device, host, bytes);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpyHtoD' copies synchronously, after the work queued on the default stream; consider 'cuMemcpyHtoDAsync' on a stream, from pinned host memory [torch-sync-explicit]
   CUDA_MEMCPY2D copy2d = {};
   cuMemcpy2D(&copy2d);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy2DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy2D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy2DAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
   CUDA_MEMCPY3D copy3d = {};
   cuMemcpy3D(&copy3d);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy3DAsync' on a stream, with pinned host memory [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemcpy3D' copies synchronously, after the work queued on the default stream; consider 'cuMemcpy3DAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
 }
 
 // LibTorch. at::cuda names resolve to the c10::cuda declarations, which are
@@ -97,17 +97,17 @@ void positiveDriverCopies(CUdeviceptr device, float *host, size_t bytes) {
 void positiveTorchWaits(c10::cuda::CUDAStream stream,
                         const at::cuda::CUDAEvent &event) {
   torch::cuda::synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::cuda::synchronize' waits for all work queued on the device; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
   c10::cuda::device_synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' waits for all work queued on the device; consider waiting only where the host reads results, polling an 'at::cuda::CUDAEvent' ('query()'), or 'event.block(stream)' to order streams on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' waits for all work queued on the device; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
   at::cuda::device_synchronize();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::device_synchronize' waits for all work queued on the device
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
   at::cuda::getCurrentCUDAStream().synchronize();
   // CHECK-MESSAGES: :[[@LINE-1]]:36: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream
   c10::cuda::stream_synchronize(stream);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' waits for the work queued on that stream; consider polling the stream ('stream.query()') or an 'at::cuda::CUDAEvent' recorded on it, or 'event.block(other_stream)' for a wait on the GPU [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
   at::cuda::stream_synchronize(stream.stream());
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'c10::cuda::stream_synchronize' waits for the work queued on that stream
   event.synchronize();
@@ -142,8 +142,8 @@ void positiveInLoops(c10::cuda::CUDAStream stream, float *device, float *host,
                      int steps) {
   for (int i = 0; i < steps; ++i) {
     stream.synchronize();
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider polling the stream
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider polling the stream
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider removing it where the host reads no result after it
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream, on every loop iteration; consider removing it where the host reads no result after it
     c10::cuda::CUDACachingAllocator::emptyCache();
     // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every loop iteration; consider not calling it in loops
     // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'c10::cuda::CUDACachingAllocator::emptyCache' {{.*}}, on every loop iteration; consider not calling it in loops
@@ -151,8 +151,8 @@ void positiveInLoops(c10::cuda::CUDAStream stream, float *device, float *host,
   int n = 0;
   while (n++ < steps) {
     cudaMemcpy(host, device, sizeof(float), cudaMemcpyDeviceToHost);
-    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies synchronously {{.*}}, on every loop iteration;
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaMemcpy' copies synchronously{{.*}}, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:5: warning: 'cudaMemcpy' copies synchronously{{.*}}, on every loop iteration;
     C10_CUDA_CHECK(cudaDeviceSynchronize());
     // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every loop iteration;
     // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:20: warning: 'cudaDeviceSynchronize' {{.*}}, on every loop iteration;
