@@ -25,9 +25,6 @@ protected:
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  void checkIndexing(const CXXMemberCallExpr &Call, ASTContext &Context);
-  void checkMaskedSelect(const CallExpr &Call, ASTContext &Context);
-
   const bool ReportUnknownDtype;
 };
 

@@ -23,8 +23,6 @@ protected:
 
 private:
   void checkShapeRead(const CXXMemberCallExpr &Read, ASTContext &Context);
-  void checkTensorIndexArgument(const CallExpr &Call, const Expr &Index,
-                                ASTContext &Context);
 };
 
 } // namespace clang::tidy::torch_sync

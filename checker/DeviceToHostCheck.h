@@ -24,10 +24,6 @@ protected:
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  void checkMemberTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
-  void checkTensorFactory(const CallExpr &Call, ASTContext &Context);
-  void checkModuleTransfer(const CXXMemberCallExpr &Call, ASTContext &Context);
-
   /// Copies to the host whose only use is to read one element ('t.cpu().item()'):
   /// seen when the enclosing read is matched, before the copy itself.
   llvm::DenseSet<const CXXMemberCallExpr *> CopiesBeforeRead;

@@ -22,12 +22,6 @@ public:
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
-
-private:
-  /// Whether the arguments of \p Call leave its output size to the data:
-  /// false for the spellings that give the size (or range) on the host.
-  bool sizeDependsOnData(const CallExpr &Call, const FunctionDecl &Callee,
-                         ASTContext &Context) const;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -11,37 +11,6 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral CallId = "call";
-
-/// Whether \p QualifiedName ("::cudaMemcpy") names a CUDA runtime or driver
-/// API function, which is declared in the global namespace.
-bool isGlobalName(StringRef QualifiedName) {
-  return !QualifiedName.drop_front(2).contains("::");
-}
-
-/// Whether a CUDA runtime copy names 'cudaMemcpyDeviceToDevice' as its kind.
-/// Such a copy does not wait for the host, according to the CUDA reference's
-/// "API synchronization behavior".
-bool isDeviceToDeviceCopy(const CallExpr &Call) {
-  for (const Expr *Arg : Call.arguments()) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
-    const auto *Kind =
-        Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
-    if (Kind && Kind->getName() == "cudaMemcpyDeviceToDevice")
-      return true;
-  }
-  return false;
-}
-
-/// Whether a free ('cudaFree', 'cuMemFree', 'cudaFreeHost') is given a null
-/// pointer, which frees nothing and does not wait: CUDA libraries call
-/// 'cudaFree(nullptr)' to create the context.
-bool freesNullPointer(const CallExpr &Call, const ASTContext &Context) {
-  if (Call.getNumArgs() == 0)
-    return false;
-  return Call.getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
-             const_cast<ASTContext &>(Context),
-             Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
-}
 } // namespace
 
 void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
@@ -69,17 +38,17 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   const SyncFact *Fact = findSyncFact(SyncCategory::Explicit, *Callee);
   if (!Fact)
     return;
-  if (Fact->NullPointerIsNoOp && freesNullPointer(*Call, *Result.Context))
+  // A free of a null pointer and a device-to-device cudaMemcpy do not wait
+  // (CallSync.h). There is no tensor whose device to infer: each of the other
+  // calls waits for a CUDA device, so isReportableDevice() is not asked.
+  std::optional<CallSync> Sync = callSync(*Call, *Fact, devices(*Result.Context),
+                                          *Result.Context, syncRules());
+  if (!Sync)
     return;
-  // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
-  if (isGlobalName(Fact->Function) && isDeviceToDeviceCopy(*Call))
-    return;
-  // There is no tensor whose device to infer: each of these calls waits for
-  // a CUDA device, so isReportableDevice() is not asked. Each effect names
-  // what the call waits for: the device, a stream or an event.
-  reportSync(*Call, Fact->Function.drop_front(2), Fact->Effect,
-             Advice::of(*Fact), *Result.Context, std::nullopt,
-             HostWait::StatedInEffect);
+  // Each effect names what the call waits for: the device, a stream or an
+  // event.
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact),
+             *Result.Context, std::nullopt, HostWait::StatedInEffect);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -1,6 +1,7 @@
 //===--- ItemCheck.cpp - torch-sync-item -----------------------------------===//
 
 #include "ItemCheck.h"
+#include "CallSync.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
@@ -12,18 +13,7 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral CallId = "call";
-constexpr llvm::StringLiteral ReceiverId = "receiver";
 constexpr llvm::StringLiteral UserSyncCallId = "user-sync-call";
-/// The argument of \p Call for the parameter named \p Name, when that
-/// parameter is a tensor; null otherwise (the Scalar overload).
-const Expr *tensorArgumentFor(const CallExpr &Call, const FunctionDecl &Callee,
-                              StringRef Name) {
-  for (const ParmVarDecl *Param : Callee.parameters())
-    if (Param->getName() == Name && isTensorType(Param->getType()) &&
-        Param->getFunctionScopeIndex() < Call.getNumArgs())
-      return Call.getArg(Param->getFunctionScopeIndex());
-  return nullptr;
-}
 } // namespace
 
 ItemCheck::ItemCheck(StringRef Name, ClangTidyContext *Context)
@@ -40,8 +30,7 @@ void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The census-measured overloads classified under this check.
   registerMeasuredSyncMatchers(Finder, SyncCategory::Item);
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))),
-                        on(expr().bind(ReceiverId)))
+      cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))))
           .bind(CallId),
       this);
   Finder->addMatcher(
@@ -85,33 +74,14 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (DeviceIndexEnabled && Fact->Method == "item" && isShapeRead(*Call, Context))
     return;
 
-  DeviceInference &Devices = devices(Context);
-  const auto *Receiver = Result.Nodes.getNodeAs<Expr>(ReceiverId);
-  DeviceKind Device = DeviceKind::Unspecified;
-  if (!Fact->TensorValueParameter.empty()) {
-    // Only the overload with a tensor value syncs, and only when that value
-    // is on a device: its item() is then a device read.
-    const Expr *Value =
-        tensorArgumentFor(*Call, *Callee, Fact->TensorValueParameter);
-    if (!Value)
-      return;
-    Device = Devices.tensorDevice(Value);
-    if (Device == DeviceKind::CPU)
-      return;
-    // fill_ copies a same-device value on the device since 2.2 (PR #109115);
-    // it reads the value on the host only across devices.
-    if (Callee->getName() == "fill_" && libTorchVersion() >= 202 &&
-        (!Receiver || Devices.tensorDevice(Receiver) != DeviceKind::CPU))
-      return;
-  } else {
-    // The value read is computed from the receiver (t.item()) or from every
-    // tensor argument (at::equal(a, b)).
-    Device = Devices.inputsDevice(*Call);
-  }
-  if (!isReportableDevice(Device))
+  // The value read is computed from the receiver (t.item()) or from every
+  // tensor argument (at::equal(a, b)); the overloads with a tensor 'value'
+  // (masked_fill_, fill_) read that value (CallSync.h).
+  std::optional<CallSync> Sync =
+      callSync(*Call, *Fact, devices(Context), Context, syncRules());
+  if (!Sync || !isReportableDevice(Sync->Device))
     return;
-  reportSync(*Call, calleeName(*Call, *Callee), Fact->Effect,
-             Advice::of(*Fact), Context);
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
 }
 
 } // namespace clang::tidy::torch_sync

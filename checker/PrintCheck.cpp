@@ -12,7 +12,6 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral CallId = "call";
-constexpr llvm::StringLiteral FailureMessageId = "failure-message";
 
 /// The outermost macro that \p Loc was expanded from ("TORCH_WARN"), or empty.
 StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
@@ -35,43 +34,20 @@ void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
   // with a tensor argument. 'TensorBase::print()' and 'toString()' print only
   // metadata and are members, so they do not match. The message of
   // TORCH_CHECK goes through c10::detail::torchCheckMsgImpl and is formatted
-  // only when the check fails, so it does not match either.
-  auto Formatting =
-      callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
-               hasAnyArgument(hasType(isTorchTensor())));
-  Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()), Formatting).bind(CallId),
-      this);
-  // A message for a failure (an argument of a noreturn function such as
-  // TORCH_INTERNAL_ASSERT's torchInternalAssertFail, or of a throw) is
-  // formatted only when the program is failing anyway. The traversal reaches
-  // the failure before the formatting call inside it, which is then skipped.
-  // Failures in system headers are never reported places: the cheap test
-  // comes first (clang-tidy before 21 matches inside system headers).
+  // only when the check fails, so it does not match either; nor does a
+  // message built for another failure (isFailureMessage, in CallSync.h).
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader()),
-               callee(functionDecl(isNoReturn())),
-               forEachDescendant(Formatting.bind(FailureMessageId))),
+               callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
+               hasAnyArgument(hasType(isTorchTensor())))
+          .bind(CallId),
       this);
-  Finder->addMatcher(
-      cxxThrowExpr(unless(isExpansionInSystemHeader()),
-                   forEachDescendant(Formatting.bind(FailureMessageId))),
-      this);
-}
-
-void PrintCheck::onStartOfTranslationUnit() {
-  SyncCheckBase::onStartOfTranslationUnit();
-  FailureMessages.clear();
 }
 
 void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
-  if (const auto *Message = Result.Nodes.getNodeAs<CallExpr>(FailureMessageId)) {
-    FailureMessages.insert(Message);
-    return;
-  }
   const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || FailureMessages.contains(Call))
+  if (!Callee)
     return;
   const SyncFact *Fact = findSyncFact(SyncCategory::Print, *Callee);
   ASTContext &Context = *Result.Context;
@@ -80,17 +56,17 @@ void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
 
   // 'os << t << u' is two calls; each formats one tensor. c10::str formats
   // all of its arguments.
-  if (!isReportableDevice(devices(Context).inputsDevice(*Call)))
+  std::optional<CallSync> Sync =
+      callSync(*Call, *Fact, devices(Context), Context, syncRules());
+  if (!Sync || !isReportableDevice(Sync->Device))
     return;
 
-  std::string Name = Fact->Function.drop_front(2).str();
+  std::string Name = Sync->Name;
   if (Fact->Function == "::c10::str") {
     StringRef Macro = outermostMacroName(Call->getBeginLoc(),
                                          *Result.SourceManager, getLangOpts());
     if (!Macro.empty())
       Name = Macro.str();
-  } else if (isa<CXXOperatorCallExpr>(Call)) {
-    Name = "operator<<";
   }
   reportSync(*Call, Name, Fact->Effect, Advice::of(*Fact), Context);
 }

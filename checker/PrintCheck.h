@@ -16,16 +16,10 @@ namespace clang::tidy::torch_sync {
 class PrintCheck : public SyncCheckBase {
 public:
   using SyncCheckBase::SyncCheckBase;
-  void onStartOfTranslationUnit() override;
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
-
-private:
-  /// Formatting calls that build a failure message, seen before the match of
-  /// the call itself.
-  llvm::DenseSet<const CallExpr *> FailureMessages;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -111,6 +111,9 @@ void SyncCheckBase::registerPPCallbacks(const SourceManager &SM,
   this->PP = PP;
   if (SkipLibraryHeaders)
     markLibraryHeadersAsSystem(*PP, {LibTorchHeaderRegex, ThirdPartyHeaderRegex});
+  auto Recorder = std::make_unique<ConditionalBranches>(SM);
+  Branches = Recorder.get();
+  PP->addPPCallbacks(std::move(Recorder));
 }
 
 std::vector<llvm::Regex> SyncCheckBase::parseRegexList(StringRef OptionName,
@@ -289,8 +292,7 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
 
 std::string SyncCheckBase::calleeName(const CallExpr &Call,
                                       const FunctionDecl &Callee) {
-  return isa<CXXMethodDecl>(Callee) ? Callee.getNameAsString()
-                                     : Callee.getQualifiedNameAsString();
+  return diagnosticName(Callee);
 }
 
 bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
@@ -310,14 +312,24 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   bool InLoop = isInsideLoop(Loc, SM);
   StringRef Chosen = InLoop && !Alternative.InLoop.empty() ? Alternative.InLoop
                                                            : Alternative.Default;
-  auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
-                       "queued work| and waits for all work queued on the "
-                       "device|}2%select{|, on every loop iteration}3; "
-                       "consider %4")
-              << Callee << Effect << static_cast<unsigned>(Wait) << InLoop
-              << Chosen;
-  if (Fix)
-    Diag << *Fix;
+  {
+    auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
+                         "queued work| and waits for all work queued on the "
+                         "device|}2%select{|, on every loop iteration}3; "
+                         "consider %4")
+                << Callee << Effect << static_cast<unsigned>(Wait) << InLoop
+                << Chosen;
+    if (Fix)
+      Diag << *Fix;
+  } // emitted here, before its notes
+  noteGuard(Call, Context);
+}
+
+void SyncCheckBase::noteGuard(const Expr &Call, ASTContext &Context) {
+  GuardResult Guard = findGuard(Call, Context, Branches);
+  if (Guard.Guard)
+    diag(Guard.Guard->Loc, "the call runs %0", DiagnosticIDs::Note)
+        << Guard.Guard->Description;
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {

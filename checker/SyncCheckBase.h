@@ -15,10 +15,12 @@
 #ifndef TORCH_SYNC_SYNCCHECKBASE_H
 #define TORCH_SYNC_SYNCCHECKBASE_H
 
+#include "CallSync.h"
 #include "DeviceInference.h"
 #include "DeviceValueFlow.h"
 #include "ProjectFacts.h"
 #include "SyncFacts.h"
+#include "SyncGuard.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -120,7 +122,8 @@ protected:
   /// work | and waits for all work queued on the device][, on every loop
   /// iteration]; consider <alternative>" at the call, the alternative chosen
   /// from \p Alternative, with \p Fix when given (only rewrites that keep the
-  /// program's meaning), and remembers the location.
+  /// program's meaning), and remembers the location. A note says when the
+  /// call runs only under a flag (noteGuard).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
@@ -141,6 +144,9 @@ protected:
   /// else TORCH_VERSION_MAJOR and TORCH_VERSION_MINOR as defined by the parsed
   /// headers (torch/version.h); else NewestKnownVersion.
   unsigned libTorchVersion() const;
+  /// What the argument conditions of the facts depend on besides the call
+  /// (CallSync.h): the LibTorch version.
+  SyncRules syncRules() const { return SyncRules{libTorchVersion()}; }
   /// The newest LibTorch release whose behaviour the facts describe.
   static constexpr unsigned NewestKnownVersion = 211;
 
@@ -160,6 +166,14 @@ protected:
   /// Whether \p Function's qualified name matches IntendedSyncFunctions: its
   /// syncs are intended, and so are the syncs of a call to it.
   bool isIntendedFunction(const FunctionDecl &Function) const;
+
+  /// Notes the flag or preprocessor branch that the reported \p Call runs
+  /// under, if any (SyncGuard.h): "the call runs only when 'debug' is true".
+  void noteGuard(const Expr &Call, ASTContext &Context);
+
+  /// The preprocessor branches of the translation unit (SyncGuard.h); null
+  /// before registerPPCallbacks.
+  const ConditionalBranches *conditionalBranches() const { return Branches; }
 
   /// The device inference for the current translation unit, with the
   /// project facts of ProjectFactsFile when they can be used; when they
@@ -228,6 +242,8 @@ private:
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
+  /// Owned by the Preprocessor.
+  ConditionalBranches *Branches = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
   llvm::Regex LibTorchHeaderPattern;
   llvm::Regex ThirdPartyHeaderPattern;

@@ -9,7 +9,6 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace clang::tidy::torch_sync {
 
@@ -189,35 +188,6 @@ const SyncFact *findAnySyncFact(const FunctionDecl &Callee) {
     if (const SyncFact *Fact = findSyncFact(Category, Callee))
       return Fact;
   return nullptr;
-}
-
-std::vector<llvm::StringRef> measuredMethodNames(SyncCategory Category,
-                                                 bool AllOverloadsOnly) {
-  llvm::StringSet<> Seen;
-  std::vector<llvm::StringRef> Names;
-  for (const MeasuredSync &M : measuredSyncs())
-    if (M.Category == Category && M.Method &&
-        (!AllOverloadsOnly || M.AllOverloadsSync) &&
-        Seen.insert(M.CppName).second)
-      Names.push_back(M.CppName);
-  return Names;
-}
-
-std::vector<std::string> measuredFunctionNames(SyncCategory Category,
-                                               bool AllOverloadsOnly) {
-  llvm::StringSet<> Seen;
-  std::vector<std::string> Names;
-  for (const MeasuredSync &M : measuredSyncs())
-    if (M.Category == Category && !M.Method &&
-        (!AllOverloadsOnly || M.AllOverloadsSync) &&
-        Seen.insert(M.CppName).second) {
-      // torch:: re-exports ATen's functions (using namespace at) and declares
-      // its own factory functions (torch/csrc/autograd/generated/
-      // variable_factories.h) under the same names.
-      Names.push_back(("::at::" + M.CppName).str());
-      Names.push_back(("::torch::" + M.CppName).str());
-    }
-  return Names;
 }
 
 const MeasuredSync *findMeasuredSync(const FunctionDecl &Callee) {

@@ -59,9 +59,6 @@ struct SyncFact {
   /// parameter ("value" of masked_fill_): the parameter's name; the check
   /// then looks at that argument's device. Empty for the other facts.
   llvm::StringRef TensorValueParameter = "";
-  /// Whether the call syncs whatever its arguments (on a device tensor);
-  /// torch-sync-transitive counts only these inside a callee's body.
-  bool Unconditional = false;
   /// The LibTorch versions whose headers declare the name ("1.13, 2.11").
   llvm::StringRef Versions = "";
   /// The census-frontend.tsv row that measured the call, or empty.
@@ -99,9 +96,6 @@ struct MeasuredSync {
   llvm::StringRef Mechanism;
   /// Measured cases that synchronized, of those run ("4/4").
   llvm::StringRef Cases;
-  /// Whether every measured overload with this C++ name syncs, so that a call
-  /// by name alone is known to (torch-sync-transitive's criterion).
-  bool AllOverloadsSync;
 };
 
 /// The API name lists of sync-facts.yaml (api_lists).
@@ -132,15 +126,6 @@ std::vector<llvm::StringRef> functionNames(SyncCategory Category);
 /// them under ('::cuMemcpyDtoH_v2', '::cudaMemcpy_ptds'; api list
 /// cuda_api_name_suffixes). For hasAnyName.
 std::vector<std::string> declaredFunctionNames(SyncCategory Category);
-
-/// Tensor method names and qualified function names ("::at::linalg_eig",
-/// "::torch::linalg_eig") of the census's reported overloads in \p Category
-/// (for hasAnyName); with \p AllOverloadsOnly, only names all of whose
-/// measured overloads sync.
-std::vector<llvm::StringRef> measuredMethodNames(SyncCategory Category,
-                                                 bool AllOverloadsOnly = false);
-std::vector<std::string> measuredFunctionNames(SyncCategory Category,
-                                               bool AllOverloadsOnly = false);
 
 /// The kind of a parameter type, as the census table writes an ATen schema
 /// type: "T" (Tensor), "T?", "T[]", "T?[]", "S" (Scalar), "S?", "i" (an

@@ -41,7 +41,7 @@ CATEGORIES = {
 }
 HEADER_VERSIONS = ["1.13", "2.11"]
 FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "source", "tensor_value_parameter",
-               "unconditional", "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
+               "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
                "alternative_for_size", "alternative_in_loop"}
 CENSUS_VERSION = "2.11"
 NONEMPTY = "non-empty inputs:"
@@ -298,16 +298,6 @@ def measured_syncs(table, census):
     if unclassified:
         raise TableError("census overloads that block the host but match no fact and no census rule "
                          "(add a rule to sync-facts.yaml): " + ", ".join(sorted(set(unclassified))))
-    # For torch-sync-transitive: a C++ name all of whose measured overloads sync.
-    verdicts = {}
-    for row in census:
-        if not row["schema"] or row["verdict"] == "not-run":
-            continue
-        for name, is_method, _ in spellings(row["overload"], row["schema"]):
-            verdicts.setdefault((name, is_method), set()).add(
-                row["verdict"] == "always" or row["condition"].startswith(NONEMPTY))
-    for r in rows:
-        r["all_sync"] = verdicts.get((r["name"], r["method"])) == {True}
     return rows
 
 
@@ -328,7 +318,7 @@ def write_inc(table, rows, out):
             f"    {{SyncCategory::{CATEGORIES[fact['category']]}, {c_str(fact.get('method', ''))}, "
             f"{c_str(fact.get('function', ''))}, {c_str(fact['effect'])}, {c_str(fact['alternative'])}, "
             f"{c_str(fact['source'])}, {c_str(fact.get('tensor_value_parameter', ''))}, "
-            f"{'true' if fact.get('unconditional') else 'false'}, {c_str(', '.join(versions))}, "
+            f"{c_str(', '.join(versions))}, "
             f"{c_str(fact.get('measured', ''))}, {'true' if fact.get('null_pointer_is_no_op') else 'false'}, "
             f"{c_str(fact.get('alternative_for_size', ''))}, {c_str(fact.get('alternative_in_loop', ''))}}},")
     lines += ["};", "", "static const MeasuredSync GeneratedMeasuredSyncs[] = {"]
@@ -337,8 +327,7 @@ def write_inc(table, rows, out):
         lines.append(
             f"    {{{c_str(r['overload'])}, {c_str(r['name'])}, {'true' if r['method'] else 'false'}, "
             f"{c_str(r['kinds'])}, SyncCategory::{CATEGORIES[r['category']]}, {c_str(effect)}, "
-            f"{c_str(r['alternative'])}, {c_str(r['mechanism'])}, {c_str(r['cases'])}, "
-            f"{'true' if r['all_sync'] else 'false'}}},")
+            f"{c_str(r['alternative'])}, {c_str(r['mechanism'])}, {c_str(r['cases'])}}},")
     lines += ["};", ""]
     for key, spec in table.get("api_lists", {}).items():
         lines.append(f"// {key}: {spec['source']}")
@@ -506,13 +495,12 @@ def docs_model(table, census, frontend_rows, rows):
                 pages[fact["category"]]["facts"].append(dict(
                     calls=[name], overload=None, arguments=fr["arguments"], synced=fr["verdict"],
                     mechanism=fr["mechanism"]))
-    # torch-sync-transitive: the census names all of whose measured overloads sync count inside a body.
-    seen = set()
-    for r in rows:
-        text = f"{'Tensor::' if r['method'] else 'at::'}{r['name']}"
-        if r["all_sync"] and (text, r["category"]) not in seen:
-            seen.add((text, r["category"]))
-            pages[TRANSITIVE]["transitive"].append((r["category"], text))
+    # torch-sync-transitive: every overload a check reports from the census counts inside a body too (the
+    # summaries ask CallSync.h, which asks findMeasuredSync, as the checks do): how many, by check.
+    for category in CATEGORIES:
+        count = len(pages[category]["reported"])
+        if count:
+            pages[TRANSITIVE]["transitive"].append((category, count))
     return pages
 
 
@@ -534,13 +522,13 @@ def render_section(page, model, origin):
         out += [f"Measured by the [census]({census_link}) on {origin}.", "",
                 "### Census overloads counted inside a body", ""]
         if model["transitive"]:
-            out += ["A call of one of these names, in a body this check follows, is a sync (every measured "
-                    "overload of the name synchronized on every input, or every non-empty one). By the check "
-                    "that reports the call where it is written:", ""]
-            for category in CATEGORIES:
-                names = [t for c, t in model["transitive"] if c == category]
-                if names:
-                    out.append(f"- [torch-sync-{category}]({category}.md): {code_list(names)}.")
+            out += ["A call in a body this check follows is a sync when it spells an overload that a check "
+                    "reports from the census (the same name and parameter kinds, on a tensor not provably on the "
+                    "CPU), as that check asks of the call where it is written. The overloads are listed on the "
+                    "page of the check that reports them:", ""]
+            for category, count in model["transitive"]:
+                out.append(f"- [torch-sync-{category}]({category}.md#reported-from-the-census): {count} "
+                           f"overload{'s' if count != 1 else ''}.")
             out.append("")
         else:
             out += ["None.", ""]

@@ -47,19 +47,20 @@ at::Tensor loadWeights(); // defined elsewhere: its result's device is unknown
 float caller(const at::Tensor &bias) {
   auto w = at::randn({4, 1}) * 5;
   std::function<float(const at::Tensor &)> later = readLater;
+  // 'caller' is private to this program's file and 'main' passes it a CPU
+  // tensor: 'bias' is on the CPU, and torch-sync-transitive decides the syncs
+  // on a callee's parameter by the argument (readShared(bias), readAny(bias)).
   float total = report(w, bias) + later(bias) + readShared(bias);
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:49: warning: 'readShared' calls 'item' in its body
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-10]]:50: note: 'item' synchronizes here
   total += readMoved(bias);
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:12: warning: '(anonymous namespace)::readMoved' calls 'item' in its body
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-19]]:12: note: 'item' synchronizes here
+  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:12: warning: '(anonymous namespace)::readMoved' calls 'cuda' in its body
+  // CHECK-MESSAGES-TRANSITIVE: :35:9: note: 'cuda' synchronizes here
   return total + readAny(bias) + readAny(loadWeights());
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:18: warning: '(anonymous namespace)::readAny' calls 'item' in its body
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-32]]:47: note: 'item' synchronizes here
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-3]]:34: warning: '(anonymous namespace)::readAny' calls 'item' in its body
-  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-34]]:47: note: 'item' synchronizes here
+  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:34: warning: '(anonymous namespace)::readAny' calls 'item' in its body
+  // CHECK-MESSAGES-TRANSITIVE: :[[@LINE-33]]:47: note: 'item' synchronizes here
 }
 
+// The copy of the CPU argument to the device in 'readMoved' blocks the host.
 int main() { return caller(at::randn({1}) * 5) > 0; }
-// CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:21: warning: 'caller' calls 'readShared' in its body
-// CHECK-MESSAGES-TRANSITIVE: :[[@LINE-15]]:49: note: 'readShared' synchronizes here
+// CHECK-MESSAGES-TRANSITIVE: :[[@LINE-1]]:21: warning: 'caller' calls '(anonymous namespace)::readMoved' in its body
+// CHECK-MESSAGES-TRANSITIVE: :54:12: note: '(anonymous namespace)::readMoved' synchronizes here
+// CHECK-MESSAGES-TRANSITIVE: :35:9: note: 'cuda' synchronizes here, 2 calls deep

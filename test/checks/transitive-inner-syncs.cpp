@@ -16,6 +16,8 @@ void waitForDevice() { torch::cuda::synchronize(); }
 void flushMetrics() { torch::cuda::synchronize(); }
 at::Tensor hostRows() { return at::zeros({4}).nonzero(); }
 at::Tensor fixedShape(const at::Tensor &mask) { return mask.sum(); }
+void flushTwice() { flushMetrics(); }
+// CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'flushMetrics' calls 'torch::cuda::synchronize' in its body
 
 void positiveInnerSyncs(const at::Tensor &mask) {
   auto a = activeRows(mask);
@@ -36,6 +38,9 @@ void positiveInnerSyncs(const at::Tensor &mask) {
   flushMetrics();
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'flushMetrics' calls 'torch::cuda::synchronize' in its body
   // CHECK-MESSAGES: :16:23: note: 'torch::cuda::synchronize' synchronizes here
+  // On the way to a sync, an intended function is not followed either.
+  flushTwice();
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'flushTwice' calls 'flushMetrics' in its body
 }
 
 // Negative cases: a body whose sync is on a CPU tensor, and a fixed-shape

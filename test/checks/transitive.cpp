@@ -53,9 +53,9 @@ float negativeCases(const at::Tensor &t) {
 float positiveLambda(const at::Tensor &t) {
   auto read = [&] { return t.item<float>(); };
   return read();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'lambda' calls 'item' in its body
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'lambda in positiveLambda' calls 'item' in its body
   // CHECK-MESSAGES: :[[@LINE-3]]:30: note: 'item' synchronizes here
-  // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'lambda' calls 'item' in its body
+  // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'lambda in positiveLambda' calls 'item' in its body
   // CHECK-MESSAGES-DEPTH1: :[[@LINE-5]]:30: note: 'item' synchronizes here
 }
 
