@@ -163,8 +163,8 @@ void TransitiveSyncCheck::report(const CallExpr &Call, const FunctionDecl &Calle
     llvm::raw_string_ostream OS(Name);
     Instantiation->getNameForDiagnostic(OS, Context.getPrintingPolicy(),
                                         /*Qualified=*/true);
-    diag(callLocation(Call, SM), "in the instantiation '%0', reported once "
-                                 "for every instantiation",
+    diag(callLocation(Call, SM),
+         "in the instantiation '%0' (reported once for all instantiations)",
          DiagnosticIDs::Note)
         << OS.str();
   }

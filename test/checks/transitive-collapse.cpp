@@ -13,7 +13,7 @@ template <typename T> T readAs(const at::Tensor &t) { return T(t.item<float>());
 template <typename T> T logAs(const at::Tensor &t) {
   return readAs<T>(t);
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readAs' calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: in the instantiation 'logAs<float>', reported once for every instantiation
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: in the instantiation 'logAs<float>' (reported once for all instantiations)
   // CHECK-MESSAGES: :12:66: note: 'item' synchronizes here
 }
 template float logAs<float>(const at::Tensor &);
@@ -23,7 +23,7 @@ template <typename T> struct Meter {
   float read(const at::Tensor &t) { return t.item<float>(); }
   float log(const at::Tensor &t) { return this->read(t); }
   // CHECK-MESSAGES: :[[@LINE-1]]:49: warning: 'Meter<float>::read' calls 'item' in its body
-  // CHECK-MESSAGES: :[[@LINE-2]]:49: note: in the instantiation 'Meter<float>::log', reported once for every instantiation
+  // CHECK-MESSAGES: :[[@LINE-2]]:49: note: in the instantiation 'Meter<float>::log' (reported once for all instantiations)
 };
 template struct Meter<float>;
 template struct Meter<double>;
