@@ -167,8 +167,9 @@ void ConditionalBranches::Elif(SourceLocation Loc, SourceRange ConditionRange,
                         : std::nullopt);
 }
 
-void ConditionalBranches::Ifdef(SourceLocation Loc, const Token &MacroNameTok,
-                                const MacroDefinition &MD) {
+void ConditionalBranches::openMacroTest(SourceLocation Loc,
+                                        const Token &MacroNameTok,
+                                        bool WhenDefined) {
   if (!openConditional(Loc))
     return;
   std::string Name = MacroNameTok.getIdentifierInfo()
@@ -178,24 +179,20 @@ void ConditionalBranches::Ifdef(SourceLocation Loc, const Token &MacroNameTok,
     openBranch(Loc, std::nullopt);
     return;
   }
-  Stack.back().ElseDescription =
-      "only in builds that do not define '" + Name + "'";
-  openBranch(Loc, "only in builds that define '" + Name + "'");
+  std::string Defined = "only in builds that define '" + Name + "'";
+  std::string NotDefined = "only in builds that do not define '" + Name + "'";
+  Stack.back().ElseDescription = WhenDefined ? NotDefined : Defined;
+  openBranch(Loc, WhenDefined ? Defined : NotDefined);
+}
+
+void ConditionalBranches::Ifdef(SourceLocation Loc, const Token &MacroNameTok,
+                                const MacroDefinition &MD) {
+  openMacroTest(Loc, MacroNameTok, /*WhenDefined=*/true);
 }
 
 void ConditionalBranches::Ifndef(SourceLocation Loc, const Token &MacroNameTok,
                                  const MacroDefinition &MD) {
-  if (!openConditional(Loc))
-    return;
-  std::string Name = MacroNameTok.getIdentifierInfo()
-                         ? MacroNameTok.getIdentifierInfo()->getName().str()
-                         : std::string();
-  if (Name.empty()) {
-    openBranch(Loc, std::nullopt);
-    return;
-  }
-  Stack.back().ElseDescription = "only in builds that define '" + Name + "'";
-  openBranch(Loc, "only in builds that do not define '" + Name + "'");
+  openMacroTest(Loc, MacroNameTok, /*WhenDefined=*/false);
 }
 
 void ConditionalBranches::Else(SourceLocation Loc, SourceLocation IfLoc) {

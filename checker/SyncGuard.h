@@ -78,6 +78,10 @@ private:
   };
   /// Begins a conditional at \p Loc; whether it is recorded.
   bool openConditional(SourceLocation Loc);
+  /// Opens the branch of '#ifdef NAME' (\p WhenDefined) or '#ifndef NAME',
+  /// described by whether the build defines NAME, and its '#else'.
+  void openMacroTest(SourceLocation Loc, const Token &MacroNameTok,
+                     bool WhenDefined);
   void openBranch(SourceLocation Loc, std::optional<std::string> Description);
   void closeBranch(SourceLocation Loc);
 
