@@ -2,6 +2,7 @@
 
 #include "SyncCheckBase.h"
 #include "DeviceValueFlow.h"
+#include "EnclosingContext.h"
 #include "LibraryHeaders.h"
 #include "TorchMatchers.h"
 #include "clang-tidy/utils/OptionsUtils.h"
@@ -20,9 +21,6 @@ using namespace clang::ast_matchers;
 
 namespace {
 
-constexpr llvm::StringLiteral LoopId = "torch-sync-loop";
-constexpr llvm::StringLiteral LambdaId = "torch-sync-lambda";
-constexpr llvm::StringLiteral FunctionId = "torch-sync-function";
 constexpr llvm::StringLiteral MeasuredCallId = "torch-sync-measured-call";
 
 /// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
@@ -51,21 +49,6 @@ std::optional<unsigned> parseVersion(StringRef Text) {
       Minor >= 100)
     return std::nullopt;
   return Major * 100 + Minor;
-}
-
-/// Walks up the parents of \p Node inside its function. \p Visit gets each
-/// (parent, child) pair and returns true to stop.
-template <typename Callback>
-void forEachAncestor(DynTypedNode Node, ASTContext &Context, Callback Visit) {
-  for (unsigned Depth = 0; Depth < 256; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return;
-    DynTypedNode Parent = Parents[0];
-    if (Visit(Parent, Node))
-      return;
-    Node = Parent;
-  }
 }
 
 } // namespace
@@ -146,9 +129,6 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 
 void SyncCheckBase::onStartOfTranslationUnit() {
   ReportedLocations.clear();
-  LoopRanges.clear();
-  LambdaRanges.clear();
-  FunctionRanges.clear();
   ShapeReads.clear();
   Inference.reset();
   InferenceContext = nullptr;
@@ -285,7 +265,7 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
     return false;
   if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
     return false;
-  if (LoopsOnly && !isInsideLoop(Loc, SM))
+  if (LoopsOnly && !runsOnEveryLoopIteration(Call, Context))
     return false;
   return !isInIntendedFunction(Call, Context);
 }
@@ -309,7 +289,7 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
-  bool InLoop = isInsideLoop(Loc, SM);
+  bool InLoop = runsOnEveryLoopIteration(Call, Context);
   StringRef Chosen = InLoop && !Alternative.InLoop.empty() ? Alternative.InLoop
                                                            : Alternative.Default;
   {
@@ -333,67 +313,10 @@ void SyncCheckBase::noteGuard(const Expr &Call, ASTContext &Context) {
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
-  // Loops, lambdas and functions are recorded for the places that can be
-  // reported, never in a system header (nor, with SkipLibraryHeaders, in
-  // LibTorch's headers given with -I). One matcher per node kind, and the
-  // cheap test first, so that clang-tidy releases that still match inside
-  // system headers (before 21) spend little there.
-  const auto OutsideSystemHeaders = unless(isExpansionInSystemHeader());
-  Finder->addMatcher(forStmt(OutsideSystemHeaders).bind(LoopId), this);
-  Finder->addMatcher(whileStmt(OutsideSystemHeaders).bind(LoopId), this);
-  Finder->addMatcher(cxxForRangeStmt(OutsideSystemHeaders).bind(LoopId), this);
-  // 'do { ... } while (0)', the body of statement-like macros such as
-  // C10_CUDA_CHECK, runs once.
-  Finder->addMatcher(
-      doStmt(OutsideSystemHeaders,
-             unless(hasCondition(ignoringParenImpCasts(anyOf(
-                 integerLiteral(equals(0)), cxxBoolLiteral(equals(false)))))))
-          .bind(LoopId),
-      this);
-  Finder->addMatcher(lambdaExpr(OutsideSystemHeaders).bind(LambdaId), this);
-  Finder->addMatcher(
-      functionDecl(OutsideSystemHeaders, isDefinition()).bind(FunctionId),
-      this);
   registerSyncMatchers(Finder);
 }
 
 void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
-  const SourceManager &SM = *Result.SourceManager;
-  if (const auto *Loop = Result.Nodes.getNodeAs<Stmt>(LoopId)) {
-    if (isInLibraryHeader(Loop->getBeginLoc(), SM))
-      return;
-    // The parts that run on every iteration: not a for-init or range-init.
-    SmallVector<SourceRange, 3> Parts;
-    if (const auto *For = dyn_cast<ForStmt>(Loop)) {
-      Parts = {For->getBody()->getSourceRange()};
-      if (For->getCond())
-        Parts.push_back(For->getCond()->getSourceRange());
-      if (For->getInc())
-        Parts.push_back(For->getInc()->getSourceRange());
-    } else if (const auto *RangeFor = dyn_cast<CXXForRangeStmt>(Loop)) {
-      Parts = {RangeFor->getBody()->getSourceRange()};
-    } else {
-      Parts = {Loop->getSourceRange()};
-    }
-    for (SourceRange Part : Parts)
-      if (std::optional<FileRange> Range = fileRange(Part, SM))
-        LoopRanges.push_back(*Range);
-    return;
-  }
-  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId)) {
-    if (Function->getBody() && !isInLibraryHeader(Function->getLocation(), SM))
-      if (std::optional<FileRange> Range =
-              fileRange(Function->getBody()->getSourceRange(), SM))
-        FunctionRanges.emplace_back(*Range, Function);
-    return;
-  }
-  if (const auto *Lambda = Result.Nodes.getNodeAs<LambdaExpr>(LambdaId)) {
-    if (!isInLibraryHeader(Lambda->getBeginLoc(), SM))
-      if (std::optional<FileRange> Range =
-              fileRange(Lambda->getBody()->getSourceRange(), SM))
-        LambdaRanges.push_back(*Range);
-    return;
-  }
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(MeasuredCallId)) {
     checkMeasuredSync(*Call, *Result.Context);
     return;
@@ -445,40 +368,13 @@ void SyncCheckBase::checkMeasuredSync(const CallExpr &Call, ASTContext &Context)
              DeviceWide ? HostWait::WholeDevice : HostWait::CurrentStream);
 }
 
-std::optional<SyncCheckBase::FileRange>
-SyncCheckBase::fileRange(SourceRange Range, const SourceManager &SM) {
-  SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
-  SourceLocation End = SM.getExpansionRange(Range.getEnd()).getEnd();
-  if (Begin.isInvalid() || End.isInvalid())
-    return std::nullopt;
-  auto [BeginFile, BeginOffset] = SM.getDecomposedLoc(Begin);
-  auto [EndFile, EndOffset] = SM.getDecomposedLoc(End);
-  if (BeginFile != EndFile || EndOffset < BeginOffset)
-    return std::nullopt;
-  return FileRange{BeginFile, BeginOffset, EndOffset};
-}
-
-const FunctionDecl *SyncCheckBase::enclosingFunction(
-    SourceLocation Loc, const SourceManager &SM) const {
-  std::optional<FileRange> At = fileRange(SourceRange(Loc, Loc), SM);
-  if (!At)
-    return nullptr;
-  // The traversal records a function before the calls in its body, so the
-  // latest recorded range around the location is the innermost one.
-  for (auto It = FunctionRanges.rbegin(); It != FunctionRanges.rend(); ++It)
-    if (It->first.contains(*At))
-      return It->second;
-  return nullptr;
-}
-
 bool SyncCheckBase::isShapeRead(const Expr &Read, ASTContext &Context) {
   return shapeUse(Read, Context).has_value();
 }
 
 std::optional<ShapeUse> SyncCheckBase::shapeUse(const Expr &Read,
                                                 ASTContext &Context) {
-  const FunctionDecl *Function =
-      enclosingFunction(Read.getBeginLoc(), Context.getSourceManager());
+  const FunctionDecl *Function = enclosingFunction(Read, Context);
   if (!Function || !Function->getBody())
     return std::nullopt;
   auto Cached = ShapeReads.find(Function);
@@ -491,25 +387,6 @@ std::optional<ShapeUse> SyncCheckBase::shapeUse(const Expr &Read,
   if (Found == Cached->second.end())
     return std::nullopt;
   return Found->second;
-}
-
-bool SyncCheckBase::isInsideLoop(SourceLocation Loc,
-                                 const SourceManager &SM) const {
-  std::optional<FileRange> At = fileRange(SourceRange(Loc, Loc), SM);
-  if (!At)
-    return false;
-  for (const FileRange &Loop : LoopRanges) {
-    if (!Loop.contains(*At))
-      continue;
-    // A lambda defined inside the loop runs when it is called, not per
-    // iteration of this loop.
-    bool InNestedLambda = llvm::any_of(LambdaRanges, [&](const FileRange &L) {
-      return L.contains(*At) && Loop.contains(L);
-    });
-    if (!InNestedLambda)
-      return true;
-  }
-  return false;
 }
 
 } // namespace clang::tidy::torch_sync

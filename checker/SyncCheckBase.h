@@ -150,12 +150,6 @@ protected:
   /// The newest LibTorch release whose behaviour the facts describe.
   static constexpr unsigned NewestKnownVersion = 211;
 
-  /// The innermost function definition (lambdas included) around \p Loc in
-  /// user code, as recorded by the traversal so far (for an instantiated
-  /// template, the instantiation being traversed); null when there is none.
-  const FunctionDecl *enclosingFunction(SourceLocation Loc,
-                                        const SourceManager &SM) const;
-
   /// Whether the 'item()' call \p Read gives a value that sizes, slices or
   /// indexes a tensor in its function (findShapeReads, cached per function).
   bool isShapeRead(const Expr &Read, ASTContext &Context);
@@ -212,22 +206,6 @@ private:
   /// registerMeasuredSyncMatchers).
   void checkMeasuredSync(const CallExpr &Call, ASTContext &Context);
 
-  /// A range of characters in one file, from expansion locations.
-  struct FileRange {
-    FileID File;
-    unsigned Begin = 0;
-    unsigned End = 0;
-    bool contains(const FileRange &Other) const {
-      return File == Other.File && Begin <= Other.Begin && Other.End <= End;
-    }
-  };
-  static std::optional<FileRange> fileRange(SourceRange Range,
-                                            const SourceManager &SM);
-  /// Whether \p Loc runs on every iteration of a loop of its function: it is
-  /// in a recorded loop range and not in a lambda defined inside that loop.
-  /// The ranges come from the loop matchers, which the traversal reaches
-  /// before the calls inside the loops.
-  bool isInsideLoop(SourceLocation Loc, const SourceManager &SM) const;
   bool isInIntendedFunction(const Expr &Call, ASTContext &Context) const;
 
   const std::string IntendedSyncFunctions;
@@ -248,9 +226,6 @@ private:
   llvm::Regex LibTorchHeaderPattern;
   llvm::Regex ThirdPartyHeaderPattern;
   llvm::DenseSet<unsigned> ReportedLocations;
-  std::vector<FileRange> LoopRanges;
-  std::vector<FileRange> LambdaRanges;
-  std::vector<std::pair<FileRange, const FunctionDecl *>> FunctionRanges;
   llvm::DenseMap<const FunctionDecl *, llvm::DenseMap<const Expr *, ShapeUse>>
       ShapeReads;
   /// The project facts that Inference reads, if any.

@@ -211,3 +211,24 @@ float positiveLambdasAndLoops(const at::Tensor &t) {
   };
   return total + sum();
 }
+
+// Where a call runs per iteration comes from the AST around it: a range-for's
+// range runs once, its body and a 'while' condition on every iteration, and a
+// 'do { ... } while (0)' statement macro inside a loop still repeats.
+#define READ_ONCE(x) do { x; } while (0)
+float positiveLoopParts(const at::Tensor &t, const at::Tensor &list) {
+  float total = 0;
+  for (const auto &row : list.cpu().unbind(0)) {
+    READ_ONCE(total += t.item<float>());
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item' copies {{.*}}, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:26: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-3]]:26: warning: 'item' copies
+    total += row.size(0);
+  }
+  while (t.item<float>() > total)
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies {{.*}}, on every loop iteration;
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'item' copies
+    total += 1;
+  return total;
+}
