@@ -357,15 +357,10 @@ void SyncCheckBase::checkMeasuredSync(const CallExpr &Call, ASTContext &Context)
     return;
   if (!isReportableDevice(devices(Context).inputsDevice(Call)))
     return;
-  // The census row's mechanism tells a device-wide wait from one on the
-  // current stream.
-  StringRef Mechanism = Measured->Mechanism;
-  bool DeviceWide = Mechanism.contains("cudaDeviceSynchronize") ||
-                    Mechanism.contains("cudaFree") ||
-                    Mechanism.contains("cudaMemcpy x");
   reportSync(Call, calleeName(Call, *Callee), Measured->Effect,
              Measured->Alternative, Context, std::nullopt,
-             DeviceWide ? HostWait::WholeDevice : HostWait::CurrentStream);
+             Measured->DeviceWide ? HostWait::WholeDevice
+                                  : HostWait::CurrentStream);
 }
 
 bool SyncCheckBase::isShapeRead(const Expr &Read, ASTContext &Context) {

@@ -96,6 +96,10 @@ struct MeasuredSync {
   llvm::StringRef Mechanism;
   /// Measured cases that synchronized, of those run ("4/4").
   llvm::StringRef Cases;
+  /// Whether the mechanism waits for all work queued on the device (a
+  /// cudaDeviceSynchronize, cudaFree or synchronous cudaMemcpy), not only for
+  /// the current stream's; generate_facts.py reads it from Mechanism.
+  bool DeviceWide;
 };
 
 /// The API name lists of sync-facts.yaml (api_lists).

@@ -164,6 +164,12 @@ def short_mechanism(mechanism):
     return ", ".join(parts) or mechanism
 
 
+def waits_for_whole_device(mechanism):
+    """Whether a measured mechanism waits for all work queued on the device, not only the current stream's:
+    a cudaDeviceSynchronize, a cudaFree, or a synchronous cudaMemcpy (counted as 'cudaMemcpy xN')."""
+    return bool(re.search(r"\b(cudaDeviceSynchronize|cudaFree|cudaMemcpy) x\d", mechanism))
+
+
 # ------------------------------------------------------------------------------------------------------------
 # Loading and checking.
 
@@ -327,7 +333,8 @@ def write_inc(table, rows, out):
         lines.append(
             f"    {{{c_str(r['overload'])}, {c_str(r['name'])}, {'true' if r['method'] else 'false'}, "
             f"{c_str(r['kinds'])}, SyncCategory::{CATEGORIES[r['category']]}, {c_str(effect)}, "
-            f"{c_str(r['alternative'])}, {c_str(r['mechanism'])}, {c_str(r['cases'])}}},")
+            f"{c_str(r['alternative'])}, {c_str(r['mechanism'])}, {c_str(r['cases'])}, "
+            f"{'true' if waits_for_whole_device(r['mechanism']) else 'false'}}},")
     lines += ["};", ""]
     for key, spec in table.get("api_lists", {}).items():
         lines.append(f"// {key}: {spec['source']}")

@@ -15,6 +15,7 @@
 #include <ATen/ops/linalg_eig.h>
 #include <ATen/ops/linalg_inv.h>
 #include <ATen/ops/linalg_inv_ex.h>
+#include <ATen/ops/linalg_ldl_solve.h>
 #include <ATen/ops/linalg_lstsq.h>
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/normal.h>
@@ -31,6 +32,14 @@ void positiveItemCategory(const at::Tensor &a, const at::Tensor &b) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::linalg_inv_out' checks its result for errors on the host (it reads the 'info' tensor) (measured: 1 stream wait, 1 B copied to the host) and waits for the current stream's queued work; consider 'at::linalg_inv_ex' and checking 'info' on the device, or later [torch-sync-item]
   auto n = at::normal(a, b);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::normal' reads values of its tensor arguments on the host (measured: 2 stream waits, 2 B copied to the host) and waits for the current stream's queued work; consider calling it outside the hot path [torch-sync-item]
+}
+
+// A measured mechanism with a cudaDeviceSynchronize or a synchronous
+// cudaMemcpy waits for all the device's work, not only the current stream's.
+void positiveDeviceWideWait(const at::Tensor &ld, const at::Tensor &pivots,
+                            const at::Tensor &b) {
+  auto x = at::linalg_ldl_solve(ld, pivots, b);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::linalg_ldl_solve' reads values from the device on the host (an error check or a host-side step) (measured: 1 device wait, 1 synchronous copy, 40 B copied to the host) and waits for all work queued on the device; consider
 }
 
 void positiveDynamicShape(const at::Tensor &a) {
