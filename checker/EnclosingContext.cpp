@@ -37,7 +37,43 @@ std::optional<bool> runsPerIteration(const Stmt &Loop, const DynTypedNode &Child
   return std::nullopt;
 }
 
+/// Whether \p Method is 'value_or' of std::optional or c10::optional.
+bool isOptionalValueOr(const CXXMethodDecl *Method) {
+  if (!Method || !Method->getIdentifier() || Method->getName() != "value_or")
+    return false;
+  const CXXRecordDecl *Optional = Method->getParent();
+  if (!Optional->getIdentifier() || Optional->getName() != "optional")
+    return false;
+  if (Optional->isInStdNamespace())
+    return true;
+  const auto *Namespace = dyn_cast<NamespaceDecl>(Optional->getDeclContext());
+  return Namespace && Namespace->getIdentifier() &&
+         Namespace->getName() == "c10" &&
+         Namespace->getParent()->isTranslationUnit();
+}
+
 } // namespace
+
+const Expr *optionalWithDefaultFrom(const Expr &E, ASTContext &Context) {
+  const Expr *Optional = nullptr;
+  forEachAncestor(DynTypedNode::create(E), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
+                    // Only the expression that holds the call: a statement,
+                    // a declaration or a lambda ends the walk.
+                    const auto *ParentExpr = Parent.get<Expr>();
+                    if (!ParentExpr || isa<LambdaExpr>(ParentExpr))
+                      return true;
+                    const auto *Call = dyn_cast<CXXMemberCallExpr>(ParentExpr);
+                    if (!Call || !isOptionalValueOr(Call->getMethodDecl()))
+                      return false;
+                    // The default argument, not the receiver.
+                    if (Call->getNumArgs() == 1 &&
+                        Child.get<Stmt>() == Call->getArg(0))
+                      Optional = Call->getImplicitObjectArgument();
+                    return true;
+                  });
+  return Optional;
+}
 
 const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context) {
   const FunctionDecl *Found = nullptr;

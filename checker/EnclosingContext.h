@@ -48,6 +48,13 @@ const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context);
 /// shape of statement-like macros such as C10_CUDA_CHECK, is no loop.
 bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context);
 
+/// The optional whose 'value_or' takes a value computed by \p E: the
+/// receiver 'opt' when \p E is its argument or part of it
+/// ('opt.value_or(t.item<int64_t>())', of std::optional or c10::optional),
+/// whose argument runs whether or not the optional holds a value. Null
+/// otherwise.
+const Expr *optionalWithDefaultFrom(const Expr &E, ASTContext &Context);
+
 } // namespace clang::tidy::torch_sync
 
 #endif // TORCH_SYNC_ENCLOSINGCONTEXT_H

@@ -10,6 +10,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
@@ -292,6 +293,20 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   bool InLoop = runsOnEveryLoopIteration(Call, Context);
   StringRef Chosen = InLoop && !Alternative.InLoop.empty() ? Alternative.InLoop
                                                            : Alternative.Default;
+  // 'opt.value_or(t.item())' reads even when 'opt' holds the value.
+  std::string LazyDefault;
+  if (const Expr *Optional = optionalWithDefaultFrom(Call, Context)) {
+    StringRef Name = Lexer::getSourceText(
+        CharSourceRange::getTokenRange(Optional->getSourceRange()), SM,
+        Context.getLangOpts());
+    if (Name.empty() || Name.size() > 40 || Name.contains('\n'))
+      Name = "opt";
+    LazyDefault = ("'" + Name + ".has_value() ? *" + Name +
+                   " : ...', which reads only when '" + Name +
+                   "' is empty ('value_or' evaluates its argument first)")
+                      .str();
+    Chosen = LazyDefault;
+  }
   {
     auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
                          "queued work| and waits for all work queued on the "

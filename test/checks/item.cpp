@@ -17,6 +17,7 @@
 #include <ATen/ops/sum.h>
 #include <ATen/ops/zeros.h>
 #include <torch/types.h>
+#include <optional>
 
 namespace project {
 float read_scalar(const at::Tensor &t);
@@ -231,4 +232,21 @@ float positiveLoopParts(const at::Tensor &t, const at::Tensor &list) {
     // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'item' copies
     total += 1;
   return total;
+}
+
+// 'value_or' evaluates its argument whether or not the optional holds a
+// value: the advice is to read only when it is empty.
+int64_t positiveValueOrDefault(c10::optional<int64_t> size, std::optional<int64_t> other,
+                               const at::Tensor &t) {
+  int64_t n = size.value_or(t.item<int64_t>());
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider 'size.has_value() ? *size : ...', which reads only when 'size' is empty ('value_or' evaluates its argument first) [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:31: warning: 'item' copies
+  n += other.value_or(t.item<int64_t>() + 1);
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item' {{.*}}; consider 'other.has_value() ? *other : ...', which reads only
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:25: warning: 'item' copies
+  return n;
+}
+
+int64_t negativeValueOrGuarded(c10::optional<int64_t> size, const at::Tensor &t) {
+  return size.has_value() ? *size : t.to(at::kCPU).item<int64_t>();
 }
