@@ -1,6 +1,6 @@
 // frontend_census: the C++ half of the census. Measures the public LibTorch C++ functions whose bodies are
-// compiled into libtorch (optimizer steps, serialization, nn modules, Module::to, at::tensor) and the CUDA
-// runtime and driver calls that may synchronize implicitly, with the same signals as census.py: a GPU sleep
+// compiled into libtorch (optimizer steps, serialization, nn modules, Module::to, at::tensor), the CUDA
+// runtime and driver calls that may synchronize implicitly, and Thrust's algorithms (thrust_cases.cu), with the same signals as census.py: a GPU sleep
 // queued first (did the host wait for it?), the CUDA calls made (cupti_counter.cpp), and the sync debug mode.
 //
 // Usage: frontend_census OUT.jsonl     (one JSON object per measured function)
@@ -15,6 +15,8 @@
 #include <c10/util/Exception.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "thrust_cases.h"
 
 #include <chrono>
 #include <cstdio>
@@ -395,6 +397,9 @@ std::vector<Entry> entries() {
                   [dev, host, stream] mutable {
                     cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(*dev), host->data(), 1 << 20, stream());
                   }});
+  // Thrust's algorithms (thrust_cases.cu).
+  for (ThrustCase &c : thrustCases())
+    list.push_back({"thrust", c.function, c.arguments, c.call});
   return list;
 }
 
