@@ -1,7 +1,9 @@
 //===--- CallSync.cpp - does this call synchronize? ------------------------===//
 
 #include "CallSync.h"
+#include "EnclosingContext.h"
 #include "RankInference.h"
+#include "ThrustPolicy.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -682,6 +684,15 @@ std::optional<CallSync> explicitSync(const CallExpr &Call, const SyncFact &Fact,
                                      ASTContext &Context) {
   if (Fact.NullPointerIsNoOp && freesNullPointer(Call, Context))
     return std::nullopt;
+  // A Thrust algorithm waits only on the CUDA system, and one that returns
+  // nothing from the device not with 'par_nosync' (ThrustPolicy.h).
+  if (Fact.Thrust != ThrustKind::None) {
+    ThrustPolicy Policy = thrustPolicy(Call);
+    if (Policy == ThrustPolicy::Unknown || Policy == ThrustPolicy::Host ||
+        (Policy == ThrustPolicy::CudaNoSync &&
+         Fact.Thrust == ThrustKind::Launches))
+      return std::nullopt;
+  }
   // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
   if (isGlobalName(Fact.Function) && isDeviceToDeviceCopy(Call))
     return std::nullopt;
@@ -805,22 +816,20 @@ bool isSyncDeclaration(const FunctionDecl &Callee) {
 }
 
 bool isFailureMessage(const CallExpr &Call, ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(Call);
-  for (unsigned Depth = 0; Depth < 64; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return false;
-    Node = Parents[0];
-    if (Node.get<Decl>())
-      return false; // the enclosing function, lambda or variable
-    if (Node.get<CXXThrowExpr>())
-      return true;
-    if (const auto *Outer = Node.get<CallExpr>())
-      if (const FunctionDecl *Callee = Outer->getDirectCallee())
-        if (Callee->isNoReturn())
-          return true;
-  }
-  return false;
+  bool Failure = false;
+  forEachAncestor(DynTypedNode::create(Call), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
+                    // The enclosing function, lambda or variable ends the walk.
+                    if (Parent.get<Decl>())
+                      return true;
+                    if (Parent.get<CXXThrowExpr>())
+                      Failure = true;
+                    if (const auto *Outer = Parent.get<CallExpr>())
+                      if (const FunctionDecl *Callee = Outer->getDirectCallee())
+                        Failure = Callee->isNoReturn();
+                    return Failure;
+                  });
+  return Failure;
 }
 
 bool isTensorIndexListMethod(const FunctionDecl &Method) {

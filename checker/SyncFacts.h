@@ -39,6 +39,12 @@ enum class SyncCategory {
 };
 
 /// One synchronizing LibTorch call.
+/// What a Thrust algorithm's fact covers (sync-facts.yaml 'thrust'): one that
+/// copies a value or an iterator to the host (with every CUDA execution
+/// policy), or one that only launches work (it waits for its stream with a
+/// synchronous policy, not with 'thrust::cuda::par_nosync').
+enum class ThrustKind { None, ReturnsToHost, Launches };
+
 struct SyncFact {
   SyncCategory Category;
   /// Member function name of at::Tensor or at::TensorBase ("item"), or empty.
@@ -72,6 +78,8 @@ struct SyncFact {
   /// The alternative where the call runs on every iteration of a loop (one
   /// bulk copy before the loop), or empty: Alternative then serves.
   llvm::StringRef LoopAlternative = "";
+  /// For a Thrust algorithm, what it does with a CUDA policy; None otherwise.
+  ThrustKind Thrust = ThrustKind::None;
 };
 
 /// An ATen overload that the census (runtime-verify/census) measured to block

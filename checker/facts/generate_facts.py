@@ -42,7 +42,10 @@ CATEGORIES = {
 HEADER_VERSIONS = ["1.13", "2.11"]
 FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "source", "tensor_value_parameter",
                "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
-               "alternative_for_size", "alternative_in_loop"}
+               "alternative_for_size", "alternative_in_loop", "thrust"}
+THRUST_KINDS = {"returns-to-host": "ReturnsToHost", "launches": "Launches"}
+THRUST_HEADERS = ["execution_policy", "reduce", "count", "logical", "inner_product", "transform_reduce", "find",
+                  "extrema", "copy", "remove", "unique", "transform", "fill", "sequence", "sort", "scan"]
 CENSUS_VERSION = "2.11"
 NONEMPTY = "non-empty inputs:"
 
@@ -189,6 +192,9 @@ def load(yaml_path, aten_path, frontend_path):
         for field in ("effect", "alternative", "source"):
             if not fact.get(field):
                 raise TableError(f"{where}: no '{field}'")
+        if "thrust" in fact and (fact["thrust"] not in THRUST_KINDS or
+                                 not fact.get("function", "").startswith("::thrust::")):
+            raise TableError(f"{where}: 'thrust' is one of {sorted(THRUST_KINDS)}, on a '::thrust::' function")
         for v in fact.get("versions", HEADER_VERSIONS):
             if v not in HEADER_VERSIONS:
                 raise TableError(f"{where}: version {v} is not one the tests parse ({HEADER_VERSIONS})")
@@ -326,7 +332,8 @@ def write_inc(table, rows, out):
             f"{c_str(fact['source'])}, {c_str(fact.get('tensor_value_parameter', ''))}, "
             f"{c_str(', '.join(versions))}, "
             f"{c_str(fact.get('measured', ''))}, {'true' if fact.get('null_pointer_is_no_op') else 'false'}, "
-            f"{c_str(fact.get('alternative_for_size', ''))}, {c_str(fact.get('alternative_in_loop', ''))}}},")
+            f"{c_str(fact.get('alternative_for_size', ''))}, {c_str(fact.get('alternative_in_loop', ''))}, "
+            f"ThrustKind::{THRUST_KINDS.get(fact.get('thrust'), 'None')}}},")
     lines += ["};", "", "static const MeasuredSync GeneratedMeasuredSyncs[] = {"]
     for r in rows:
         effect = f"{r['effect']} (measured: {short_mechanism(r['mechanism'])})"
@@ -361,7 +368,10 @@ def write_resolve_test(table, out):
               "#include <torch/torch.h>\n#include <torch/script.h>\n#include <ATen/cuda/CUDAEvent.h>\n"
               "#include <c10/cuda/CUDAStream.h>\n#include <c10/cuda/CUDAFunctions.h>\n"
               "#include <c10/cuda/CUDACachingAllocator.h>\n#include <cuda.h>\n#include <cuda_runtime_api.h>\n"
-              "#define TS_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)\n\n")
+              "#define TS_VERSION (TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR)\n"
+              "// Thrust's names are declared for a CUDA compilation only (facts-resolve.test parses the file\n"
+              "// both ways).\n#if defined(__CUDA__)\n"
+              + "".join(f"#include <thrust/{h}.h>\n" for h in THRUST_HEADERS) + "#endif\n\n")
 
     def guard(versions):
         conds = []
@@ -375,6 +385,8 @@ def write_resolve_test(table, out):
         versions = fact.get("versions", HEADER_VERSIONS)
         n += 1
         condition = guard(versions)
+        if fact.get("function", "").startswith("::thrust::"):
+            condition = f"({condition}) && defined(__CUDA__)"
         if fact.get("cuda_before"):
             major, minor = fact["cuda_before"].split(".")
             condition = f"({condition}) && CUDART_VERSION < {int(major) * 1000 + int(minor) * 10}"

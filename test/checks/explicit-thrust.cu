@@ -1,0 +1,90 @@
+// Thrust's algorithms (runtime-verify/census/thrust_cases.cu measured them):
+// with a CUDA execution policy or device iterators, one that returns a value
+// or an iterator copies it to the host, whatever the policy; one that returns
+// nothing from the device waits for its stream unless the policy is
+// 'thrust::cuda::par_nosync'. Host policies and host iterators stay silent,
+// and so do iterators whose system is not known.
+//
+// REQUIRES: cuda-headers
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
+// RUN:   %cuda_source_flags %libtorch_cuda_flags %libtorch_flags
+
+#include <thrust/copy.h>
+#include <thrust/count.h>
+#include <thrust/device_ptr.h>
+#include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
+#include <thrust/extrema.h>
+#include <thrust/fill.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/reduce.h>
+#include <thrust/sort.h>
+#include <thrust/transform.h>
+#include <thrust/unique.h>
+
+#include <cuda_runtime_api.h>
+#include <vector>
+
+struct IsOdd {
+  __host__ __device__ bool operator()(int x) const { return x % 2 != 0; }
+};
+struct Twice {
+  __host__ __device__ int operator()(int x) const { return 2 * x; }
+};
+
+int positiveValues(int *raw, int n, cudaStream_t stream) {
+  thrust::device_ptr<int> p = thrust::device_pointer_cast(raw);
+  int total = thrust::reduce(thrust::device, p, p + n);
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'thrust::reduce' computes a value on the device and copies it to the host, waiting for the algorithm's stream (with every CUDA policy, 'par_nosync' too); consider a 'cub::DeviceReduce' algorithm writing into device memory, copied asynchronously into pinned memory and read after an event only where the host needs it, or keeping the value on the device [torch-sync-explicit]
+  total += thrust::reduce(thrust::cuda::par_nosync.on(stream), p, p + n);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::reduce' computes a value
+  total += thrust::count_if(thrust::cuda::par.on(stream), p, p + n, IsOdd());
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::count_if' computes a value
+  total += thrust::min_element(thrust::device, p, p + n) - p;
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::min_element' copies the position it found to the host
+  return total;
+}
+
+int positiveDeviceIterators(thrust::device_vector<int> &v, thrust::device_vector<int> &out) {
+  // No policy: device_vector's iterators are the CUDA system's.
+  int total = thrust::reduce(v.begin(), v.end());
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'thrust::reduce' computes a value
+  auto end = thrust::copy_if(thrust::device, v.begin(), v.end(), out.begin(), IsOdd());
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'thrust::copy_if' copies the number of elements it kept to the host (its end iterator)
+  total += static_cast<int>(thrust::unique(out.begin(), end) - out.begin());
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'thrust::unique' copies the number of elements it kept
+  return total;
+}
+
+void positiveSynchronousLaunches(thrust::device_vector<int> &v, thrust::device_vector<int> &out,
+                                 cudaStream_t stream) {
+  thrust::transform(thrust::device, v.begin(), v.end(), out.begin(), Twice());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::transform' waits for the algorithm's stream before it returns (a synchronous policy: 'thrust::device', 'thrust::cuda::par', or device iterators without a policy); consider 'thrust::cuda::par_nosync.on(stream)', which returns without waiting [torch-sync-explicit]
+  thrust::sort(thrust::cuda::par.on(stream), out.begin(), out.end());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::sort' waits for the algorithm's stream
+  thrust::fill(out.begin(), out.end(), 0);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::fill' waits for the algorithm's stream
+}
+
+// Sync-free twins: par_nosync for what returns nothing, host policies and
+// host iterators, and iterators whose system is not known.
+void negativeNoSyncLaunches(thrust::device_vector<int> &v, thrust::device_vector<int> &out,
+                            cudaStream_t stream) {
+  thrust::transform(thrust::cuda::par_nosync.on(stream), v.begin(), v.end(), out.begin(), Twice());
+  thrust::sort(thrust::cuda::par_nosync.on(stream), out.begin(), out.end());
+  thrust::fill(thrust::cuda::par_nosync, out.begin(), out.end(), 0);
+}
+
+int negativeHost(std::vector<int> &h, int *raw, int n) {
+  int total = thrust::reduce(thrust::host, h.begin(), h.end());
+  total += thrust::reduce(h.begin(), h.end());
+  total += thrust::reduce(raw, raw + n);
+  thrust::sort(thrust::seq, h.begin(), h.end());
+  total += thrust::count(thrust::host, raw, raw + n, 1);
+  return total;
+}
+
+int negativeUnknownSystem(int n) {
+  // A counting_iterator belongs to any system: where it runs is not known.
+  return thrust::reduce(thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n));
+}
