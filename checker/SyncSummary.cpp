@@ -14,7 +14,10 @@ constexpr llvm::StringLiteral CallId = "call";
 
 /// Functions whose bodies are not followed: ATen and c10 (their syncs, where
 /// there are any, are the direct facts of the other checks), the tensor
-/// classes, and std.
+/// classes, and std; Thrust and CUB, whose waits depend on the execution
+/// policy at run time (a 'par_nosync' policy skips the 'cudaStreamSynchronize'
+/// in their bodies), so that only the Thrust facts, which read the policy,
+/// decide.
 bool isOpaqueLibrary(const FunctionDecl &Function) {
   const DeclContext *Context = Function.getDeclContext();
   const NamespaceDecl *Outermost = nullptr;
@@ -24,7 +27,8 @@ bool isOpaqueLibrary(const FunctionDecl &Function) {
   if (!Outermost || !Outermost->getIdentifier())
     return false;
   StringRef Name = Outermost->getName();
-  return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std";
+  return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std" ||
+         Name == "thrust" || Name == "cub";
 }
 
 /// The argument \p Call passes for parameter \p Index of \p Callee, or null:

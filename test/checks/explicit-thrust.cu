@@ -6,7 +6,7 @@
 // and so do iterators whose system is not known.
 //
 // REQUIRES: cuda-headers
-// RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
+// RUN: %check_torch_sync --checks=-*,torch-sync-explicit,torch-sync-transitive --temp %t %s -- \
 // RUN:   %cuda_source_flags %libtorch_cuda_flags %libtorch_flags
 
 #include <thrust/copy.h>
@@ -87,4 +87,14 @@ int negativeHost(std::vector<int> &h, int *raw, int n) {
 int negativeUnknownSystem(int n) {
   // A counting_iterator belongs to any system: where it runs is not known.
   return thrust::reduce(thrust::counting_iterator<int>(0), thrust::counting_iterator<int>(n));
+}
+
+// The bodies of Thrust's and CUB's functions are not followed by
+// torch-sync-transitive: their stream waits depend on the policy at run time
+// ('thrust::gather' with 'par_nosync' does not wait).
+#include <thrust/gather.h>
+void negativeNotFollowed(thrust::device_vector<int> &map, thrust::device_vector<int> &in,
+                         thrust::device_vector<int> &out, cudaStream_t stream) {
+  thrust::gather(thrust::cuda::par_nosync.on(stream), map.begin(), map.end(), in.begin(),
+                 out.begin());
 }
