@@ -1,6 +1,7 @@
 //===--- CallSync.cpp - does this call synchronize? ------------------------===//
 
 #include "CallSync.h"
+#include "LibTorchApi.h"
 #include "RankInference.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -197,14 +198,9 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
     return Value ? maskKind(Value, Devices, Depth + 1) : MaskKind::Unknown;
   }
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
-    switch (Operator->getOperator()) {
-    case OO_EqualEqual:
-    case OO_ExclaimEqual:
-    case OO_Less:
-    case OO_Greater:
-    case OO_LessEqual:
-    case OO_GreaterEqual:
+    if (isComparisonOperator(Operator->getOperator()))
       return MaskKind::Mask;
+    switch (Operator->getOperator()) {
     case OO_Amp:
     case OO_Pipe:
     case OO_Caret:
