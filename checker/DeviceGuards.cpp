@@ -9,6 +9,9 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Analysis/Analyses/Dominators.h"
+#include "clang/Analysis/CFG.h"
+#include "clang-tidy/utils/ExprSequence.h"
 #include "clang/Basic/Builtins.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -166,6 +169,60 @@ expansionOffsets(SourceLocation Begin, SourceLocation End,
   return std::make_tuple(BeginFile, BeginOffset, EndOffset);
 }
 
+/// The CFG of a function, its dominator tree and the block of each statement.
+struct DeviceGuards::Flow {
+  std::unique_ptr<CFG> Graph;
+  std::unique_ptr<CFGDomTree> Dominators;
+  std::unique_ptr<utils::StmtToBlockMap> Blocks;
+};
+
+DeviceGuards::DeviceGuards(ASTContext &Context, DeviceInference &Devices,
+                           DeviceWrites &Writes)
+    : Context(Context), Devices(Devices), Writes(Writes) {}
+
+DeviceGuards::~DeviceGuards() = default;
+
+bool DeviceGuards::outcomeDominates(const FunctionDecl &Function,
+                                    const IfStmt &Test, bool Outcome,
+                                    const Stmt &Use) {
+  std::unique_ptr<Flow> &F = Flows[&Function];
+  if (!F) {
+    F = std::make_unique<Flow>();
+    CFG::BuildOptions Options;
+    Options.AddImplicitDtors = true;
+    Options.AddTemporaryDtors = true;
+    F->Graph = CFG::buildCFG(nullptr, const_cast<Stmt *>(Function.getBody()),
+                             &Context, Options);
+    if (F->Graph) {
+      F->Dominators = std::make_unique<CFGDomTree>(F->Graph.get());
+      F->Blocks =
+          std::make_unique<utils::StmtToBlockMap>(F->Graph.get(), &Context);
+    }
+  }
+  if (!F->Graph)
+    return false;
+  const CFGBlock *UseBlock = F->Blocks->blockContainingStmt(&Use);
+  if (!UseBlock)
+    return false;
+  for (const CFGBlock *Block : *F->Graph) {
+    if (Block->getTerminatorStmt() != &Test || Block->succ_size() != 2)
+      continue;
+    const CFGBlock *Taken = *(Block->succ_begin() + (Outcome ? 0 : 1));
+    const CFGBlock *Other = *(Block->succ_begin() + (Outcome ? 1 : 0));
+    if (!Taken || Taken == Other)
+      return false;
+    // The edge Block -> Taken dominates UseBlock: Taken does, and every other
+    // way into Taken comes from a block that Taken dominates (a loop back).
+    if (!F->Dominators->dominates(Taken, UseBlock))
+      return false;
+    return llvm::all_of(Taken->preds(), [&](const CFGBlock::AdjacentBlock &Pred) {
+      const CFGBlock *From = Pred.getReachableBlock();
+      return !From || From == Block || F->Dominators->dominates(Taken, From);
+    });
+  }
+  return false;
+}
+
 DeviceKind DeviceGuards::guardedDevice(const VarDecl &Var, const Expr &Use) {
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
@@ -177,9 +234,12 @@ DeviceKind DeviceGuards::guardedDevice(const VarDecl &Var, const Expr &Use) {
   const SourceManager &SM = Context.getSourceManager();
   auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Use.getBeginLoc()));
   DeviceKind Result = DeviceKind::Unspecified;
+  const bool Labels = HasLabel.lookup(Function);
   for (const DeviceFact &Fact : Facts)
     if (Fact.Var == &Var && Fact.File == File && Fact.Begin < Offset &&
-        Offset <= Fact.End)
+        Offset <= Fact.End &&
+        (!Labels ||
+         outcomeDominates(*Function, *Fact.Test, Fact.Outcome, Use)))
       Result = joinAlternatives(Result, Fact.Device);
   // The facts hold only for a variable that nothing reassigns between the
   // test and the use.
@@ -195,28 +255,39 @@ DeviceGuards::deviceFacts(const FunctionDecl &Function) {
     return Cached->second;
   SmallVector<DeviceFact, 4> &Facts = FactCache[&Function];
   const SourceManager &SM = Context.getSourceManager();
+  /// The tests that hold after one outcome of an 'if'.
+  struct Outcome {
+    const IfStmt *If;
+    bool Truth;
+    SmallVector<DeviceTest, 2> Tests;
+  };
   auto AddRegion = [&](SourceLocation Begin, SourceLocation End,
-                       llvm::ArrayRef<DeviceTest> Tests) {
+                       llvm::ArrayRef<Outcome> Outcomes) {
     auto Range = expansionOffsets(Begin, End, SM);
     if (!Range)
       return;
-    for (const DeviceTest &Test : Tests)
-      Facts.push_back({Test.first, std::get<0>(*Range), std::get<1>(*Range),
-                       std::get<2>(*Range), Test.second});
+    for (const Outcome &O : Outcomes)
+      for (const DeviceTest &Test : O.Tests)
+        Facts.push_back({Test.first, std::get<0>(*Range), std::get<1>(*Range),
+                         std::get<2>(*Range), Test.second, O.If, O.Truth});
   };
   // What holds after a statement that completes normally: the negation of
   // a guard's test ('if (!t.is_cuda()) throw ...;', TORCH_CHECK, which
   // expands to such an 'if'), also from inside a 'do { ... } while (0)' of a
   // statement macro around it (AT_ASSERTM, CHECK_CPU).
-  std::function<void(const Stmt *, SmallVectorImpl<DeviceTest> &)> After =
-      [&](const Stmt *S, SmallVectorImpl<DeviceTest> &Out) {
+  std::function<void(const Stmt *, SmallVectorImpl<Outcome> &)> After =
+      [&](const Stmt *S, SmallVectorImpl<Outcome> &Out) {
         if (const auto *Attributed = dyn_cast_or_null<AttributedStmt>(S))
           return After(Attributed->getSubStmt(), Out);
         if (const auto *If = dyn_cast_or_null<IfStmt>(S)) {
           bool ThenExits = neverFallsThrough(If->getThen(), Context);
           bool ElseExits = neverFallsThrough(If->getElse(), Context);
-          if (ThenExits != ElseExits)
-            collectDeviceTests(If->getCond(), /*Truth=*/ElseExits, Devices, Out);
+          if (ThenExits != ElseExits) {
+            Outcome O{If, /*Truth=*/ElseExits, {}};
+            collectDeviceTests(If->getCond(), O.Truth, Devices, O.Tests);
+            if (!O.Tests.empty())
+              Out.push_back(std::move(O));
+          }
           return;
         }
         const auto *Do = dyn_cast_or_null<DoStmt>(S);
@@ -239,11 +310,9 @@ DeviceGuards::deviceFacts(const FunctionDecl &Function) {
       *Function.getBody(), Context);
   llvm::SmallPtrSet<const Stmt *, 4> SwitchBodies;
   for (const BoundNodes &Node : Nodes) {
-    // A label may be reached past a guard: no facts at all.
-    if (Node.getNodeAs<LabelStmt>("label")) {
-      Facts.clear();
-      return Facts;
-    }
+    // A label may be reached past a guard: its facts need the CFG.
+    if (Node.getNodeAs<LabelStmt>("label"))
+      HasLabel[&Function] = true;
     if (const auto *Switch = Node.getNodeAs<SwitchStmt>("switch"))
       SwitchBodies.insert(Switch->getBody());
   }
@@ -253,9 +322,9 @@ DeviceGuards::deviceFacts(const FunctionDecl &Function) {
       // written in the source (a macro's branches are not).
       if (If->getBeginLoc().isMacroID())
         continue;
-      SmallVector<DeviceTest, 2> WhenTrue, WhenFalse;
-      collectDeviceTests(If->getCond(), true, Devices, WhenTrue);
-      collectDeviceTests(If->getCond(), false, Devices, WhenFalse);
+      Outcome WhenTrue{If, true, {}}, WhenFalse{If, false, {}};
+      collectDeviceTests(If->getCond(), true, Devices, WhenTrue.Tests);
+      collectDeviceTests(If->getCond(), false, Devices, WhenFalse.Tests);
       if (const Stmt *Then = If->getThen())
         AddRegion(Then->getBeginLoc(), Then->getEndLoc(), WhenTrue);
       if (const Stmt *Else = If->getElse())
@@ -268,11 +337,11 @@ DeviceGuards::deviceFacts(const FunctionDecl &Function) {
     if (!Block || SwitchBodies.contains(Block))
       continue;
     for (const Stmt *Child : Block->body()) {
-      SmallVector<DeviceTest, 2> Tests;
-      After(Child, Tests);
-      if (!Tests.empty())
+      SmallVector<Outcome, 2> Outcomes;
+      After(Child, Outcomes);
+      if (!Outcomes.empty())
         AddRegion(SM.getExpansionRange(Child->getEndLoc()).getEnd(),
-                  Block->getRBracLoc(), Tests);
+                  Block->getRBracLoc(), Outcomes);
     }
   }
   return Facts;

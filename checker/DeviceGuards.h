@@ -5,10 +5,12 @@
 // 'if (!t.is_cpu()) throw ...;'), for the rest of its block, and inside the
 // branches of 'if (t.is_cuda()) { ... } else { ... }' written in the source.
 // The facts are source ranges (expansion offsets in one file) of the
-// function; a function with a label has none (a goto may enter a range past
-// its guard), and a switch's body none after a guard (its cases may be
-// entered past it). A fact holds only for a variable that nothing writes
-// (DeviceWrites::isNeverWritten).
+// function; a switch's body has none after a guard (its cases may be entered
+// past it). In a function with a label, where a goto may enter a range past
+// its guard, a fact holds at a use only when the edge of clang's CFG that the
+// test's outcome takes dominates the use's block (every path to the use
+// passes the test with that outcome). A fact holds only for a variable that
+// nothing writes (DeviceWrites::isNeverWritten).
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,13 +22,16 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
 
 namespace clang {
 class ASTContext;
+class CFG;
 class Expr;
+class IfStmt;
 class FunctionDecl;
 class SourceManager;
 class Stmt;
@@ -80,13 +85,17 @@ public:
     FileID File;
     unsigned Begin, End;
     DeviceKind Device;
+    /// The test's 'if' and the outcome (its then branch when true) that the
+    /// fact holds after.
+    const IfStmt *Test;
+    bool Outcome;
   };
 
   /// \p Devices names the devices that comparisons test against; \p Writes
   /// tells whether a variable is written.
   DeviceGuards(ASTContext &Context, DeviceInference &Devices,
-               DeviceWrites &Writes)
-      : Context(Context), Devices(Devices), Writes(Writes) {}
+               DeviceWrites &Writes);
+  ~DeviceGuards();
 
   /// The device that a guard or a branch on the device of \p Var
   /// ('TORCH_CHECK(t.is_cuda())', 'if (t.is_cuda()) {...}') gives it at
@@ -94,16 +103,27 @@ public:
   /// applies there, or when \p Var is written in its function.
   DeviceKind guardedDevice(const VarDecl &Var, const Expr &Use);
 
-  /// The guards and branches of \p Function, cached; empty when it has a
-  /// label.
+  /// The guards and branches of \p Function, cached.
   llvm::ArrayRef<DeviceFact> deviceFacts(const FunctionDecl &Function);
 
+  /// Whether every path of \p Function's CFG to \p Use goes through the
+  /// outcome \p Outcome of \p Test (the CFG edge from the block that \p Test
+  /// ends to its then (true) or else (false) successor dominates the block
+  /// of \p Use); false when the CFG cannot be built or does not hold them.
+  bool outcomeDominates(const FunctionDecl &Function, const IfStmt &Test,
+                        bool Outcome, const Stmt &Use);
+
 private:
+  struct Flow;
   ASTContext &Context;
   DeviceInference &Devices;
   DeviceWrites &Writes;
   llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<DeviceFact, 4>>
       FactCache;
+  /// The functions with a label, whose facts need outcomeDominates.
+  llvm::DenseMap<const FunctionDecl *, bool> HasLabel;
+  /// The CFG of each function with a label that a use was asked about.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<Flow>> Flows;
 };
 
 } // namespace tidy::torch_sync

@@ -311,6 +311,29 @@ TEST(DeviceGuards, DeviceBranch) {
   EXPECT_EQ(S.sinkDevice(3), Unknown);
 }
 
+TEST(DeviceGuards, GuardBeforeLabelHoldsAfterIt) {
+  Snippet S(R"cpp(
+    void f(at::Tensor t, int n) {
+      TORCH_CHECK(t.is_cpu());
+    again:
+      sink(t);
+      if (--n > 0)
+        goto again;
+    }
+    void g(at::Tensor t, bool skip) {
+      if (skip)
+        goto use;
+      TORCH_CHECK(t.is_cpu());
+    use:
+      sink(t);
+    }
+  )cpp");
+  // Every path to the use passes the guard.
+  EXPECT_EQ(S.sinkDevice(0), CPU);
+  // The goto skips the guard.
+  EXPECT_EQ(S.sinkDevice(1), Unknown);
+}
+
 TEST(DeviceGuards, Helpers) {
   Snippet S(R"cpp(
     void f(at::Tensor t) {
