@@ -2,6 +2,7 @@
 
 #include "CallSync.h"
 #include "EnclosingContext.h"
+#include "LibTorchApi.h"
 #include "RankInference.h"
 #include "ThrustPolicy.h"
 #include "clang/AST/ASTContext.h"
@@ -199,14 +200,9 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
     return Value ? maskKind(Value, Devices, Depth + 1) : MaskKind::Unknown;
   }
   if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
-    switch (Operator->getOperator()) {
-    case OO_EqualEqual:
-    case OO_ExclaimEqual:
-    case OO_Less:
-    case OO_Greater:
-    case OO_LessEqual:
-    case OO_GreaterEqual:
+    if (isComparisonOperator(Operator->getOperator()))
       return MaskKind::Mask;
+    switch (Operator->getOperator()) {
     case OO_Amp:
     case OO_Pipe:
     case OO_Caret:

@@ -13,15 +13,29 @@
 // devices that its callers there pass. Everything else is Unknown, and the
 // checks treat Unknown as possibly CUDA unless told otherwise.
 //
+// DeviceInference keeps the entry points and the walk over expressions; the
+// jobs it dispatches to are components of their own: the values
+// (DeviceLattice.h), the types it recognises (DeviceTypes.h), the writes of a
+// variable (DeviceWrites.h, ReachingWrites.h), guards and device branches
+// (DeviceGuards.h), torch::nn modules (ModuleDevices.h), torch::data
+// pipelines (DataPipelines.h), and parameters' devices from call sites and
+// registrations (CallSiteFacts.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCH_SYNC_DEVICEINFERENCE_H
 #define TORCH_SYNC_DEVICEINFERENCE_H
 
+#include "CallSiteFacts.h"
+#include "DataPipelines.h"
+#include "DeviceGuards.h"
+#include "DeviceLattice.h"
+#include "DeviceTypes.h"
+#include "DeviceWrites.h"
+#include "ModuleDevices.h"
 #include "ReachingWrites.h"
 #include "clang/AST/Expr.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include <memory>
 #include <optional>
@@ -39,19 +53,6 @@ namespace tidy::torch_sync {
 
 class ProjectFacts;
 
-/// What is known about a device.
-enum class DeviceKind {
-  Unknown,     ///< could be any device, CUDA included
-  CPU,         ///< provably the host
-  CUDA,        ///< provably a CUDA device
-  Unspecified, ///< an expression that names no device: a dtype-only
-               ///< TensorOptions, an undefined tensor; inherits from context
-};
-
-/// Whether \p T (after references, cv-qualifiers and sugar such as torch::Tensor)
-/// is at::Tensor or at::TensorBase.
-bool isTensorType(QualType T);
-
 /// Device inference over one translation unit's AST: local to a function,
 /// except for the parameters of CPU kernels and of functions private to the
 /// file. Results for variables, modules and functions are cached; the object
@@ -65,9 +66,10 @@ public:
   /// that the whole project gives them.
   explicit DeviceInference(ASTContext &Context,
                            bool ProjectDatasetsOnCPU = false,
-                           const ProjectFacts *Facts = nullptr)
-      : Context(Context), ProjectDatasetsOnCPU(ProjectDatasetsOnCPU),
-        Facts(Facts) {}
+                           const ProjectFacts *Facts = nullptr);
+  ~DeviceInference();
+  DeviceInference(const DeviceInference &) = delete;
+  DeviceInference &operator=(const DeviceInference &) = delete;
 
   /// The device of the tensor that the expression \p E evaluates to.
   DeviceKind tensorDevice(const Expr *E) { return tensorDevice(E, 0); }
@@ -94,14 +96,16 @@ public:
   /// The initializer of local variable \p Var when nothing else in its
   /// function assigns it or lets it change (a non-const reference, its
   /// address, set_, set_data or swap); null otherwise, and for parameters and
-  /// globals.
-  const Expr *singleValue(const VarDecl &Var);
+  /// globals (DeviceWrites::singleValue).
+  const Expr *singleValue(const VarDecl &Var) {
+    return Writes.singleValue(Var);
+  }
 
   /// The dataset type of torch::data whose example (or stacked batch) \p E
   /// holds: a variable set from 'dataset.get_batch(i)' or 'dataset.get(i)',
   /// the variable of a range-based for over a data loader, '*loader->begin()';
-  /// a null type when it is not known.
-  QualType exampleDataset(const Expr *E);
+  /// a null type when it is not known (DataPipelines::exampleDataset).
+  QualType exampleDataset(const Expr *E) { return Data.exampleDataset(E); }
 
   /// The variable whose device the tensor \p E provably shares: a parameter
   /// or local variable that nothing reassigns, reached through the local
@@ -115,21 +119,18 @@ public:
   /// deviceOrigin; null when there is none.
   const VarDecl *targetOrigin(const Expr *E) { return targetOrigin(E, 0); }
 
+  /// The components, for tests and for checks that ask one of them directly.
+  DeviceWrites &writes() { return Writes; }
+  DeviceGuards &guards() { return Guards; }
+  ModuleDevices &modules() { return Modules; }
+  DataPipelines &data() { return Data; }
+  CallSiteFacts &callSites() { return Sites; }
+
 private:
-  /// A fact about a variable's device that holds inside a range of its
-  /// function's source (expansion offsets in one file).
-  struct DeviceFact {
-    const VarDecl *Var;
-    FileID File;
-    unsigned Begin, End;
-    DeviceKind Device;
-  };
-  /// A function's call sites in the translation unit; AddressTaken when it is
-  /// also named other than as the callee of a direct call.
-  struct CallSites {
-    llvm::SmallVector<const CallExpr *, 4> Calls;
-    bool AddressTaken = false;
-  };
+  // The components recurse into the inference at the depth they were asked
+  // at.
+  friend class CallSiteFacts;
+  friend class ModuleDevices;
 
   DeviceKind tensorDevice(const Expr *E, unsigned Depth);
   DeviceKind targetDevice(const Expr *E, unsigned Depth);
@@ -164,65 +165,16 @@ private:
   /// nothing.
   std::optional<DeviceKind> projectReturnDevice(const CallExpr &Call,
                                                 unsigned Depth);
-  /// The device that a guard or a branch on the device of \p Var
-  /// ('TORCH_CHECK(t.is_cuda())', 'if (t.is_cuda()) {...}') gives it at \p Use;
-  /// Unknown when none applies there.
-  DeviceKind guardedDevice(const VarDecl &Var, const Expr &Use);
-  /// The guards and branches of \p Function, cached.
-  llvm::ArrayRef<DeviceFact> deviceFacts(const FunctionDecl &Function);
-
-  /// The device of the parameters and buffers of the module that the
-  /// torch::nn::ModuleHolder \p Holder (a local variable, or a temporary
-  /// built there) holds: CPU when it is one of LibTorch's leaf modules,
-  /// constructed there without a tensor or module argument, and every use
-  /// in its function is one that keeps or names its device.
-  DeviceKind moduleDevice(const Expr *Holder, unsigned Depth);
-  DeviceKind moduleVariableDevice(const VarDecl &Var, unsigned Depth);
-  /// The device of the result of the library module \p Holder's forward on
-  /// the arguments \p Args: combineInputs of the module's device and the
-  /// tensor arguments'.
-  DeviceKind moduleForwardDevice(const Expr *Holder,
-                                 llvm::ArrayRef<const Expr *> Args,
-                                 unsigned Depth);
-
-  /// The object that the torch::data example \p E was taken from: the data
-  /// loader ('*loader' of a range-based for, 'loader->' of
-  /// '*loader->begin()'), with \p IsLoader set, or the dataset of
-  /// 'dataset.get_batch(i)'; null when not known.
-  const Expr *exampleSource(const Expr *E, bool &IsLoader);
-  /// The expression that built the dataset that \p E (a dataset, a data
-  /// loader, or a pointer to one) holds, through 'std::move', local variables
-  /// never assigned, and 'torch::data::make_data_loader(dataset, ...)'; null
-  /// when not seen.
-  const Expr *datasetConstruction(const Expr *E);
-  /// Whether the data of the examples from \p Source (an exampleSource) went
-  /// last through a Normalize transform built there, then only Stack: the
-  /// transform subtracts and divides by CPU tensors of rank >= 1
-  /// (torch/data/transforms/tensor.h), so that the data is on the CPU (or
-  /// the program fails), whatever the dataset made.
-  bool dataNormalizedOnCpu(const Expr *Source);
-
   const VarDecl *deviceOrigin(const Expr *E, unsigned Depth);
   const VarDecl *targetOrigin(const Expr *E, unsigned Depth);
-  /// Whether \p Var is never assigned, nor passed where it may be replaced.
-  bool isNeverWritten(const VarDecl &Var);
-
-  /// Whether \p Function is registered for the CPU dispatch key with
-  /// TORCH_LIBRARY_IMPL(ns, CPU, m) in the main file.
-  bool isCpuKernel(const FunctionDecl &Function);
-  /// Whether every call of \p Function is in this translation unit: it has
-  /// internal linkage, or every declaration is in the main file and that file
-  /// is a program's (it defines 'main') or registers CPU kernels.
-  bool isFilePrivate(const FunctionDecl &Function);
-  /// The calls of \p Function in the translation unit, or null when it is not
-  /// private to the file or its address is taken.
-  const CallSites *privateCallSites(const FunctionDecl &Function);
-  /// Finds the CPU kernels and 'main' of the main file, once.
-  void scanMainFile();
 
   ASTContext &Context;
-  const bool ProjectDatasetsOnCPU;
   const ProjectFacts *const Facts;
+  DeviceWrites Writes;
+  DeviceGuards Guards;
+  ModuleDevices Modules;
+  DataPipelines Data;
+  CallSiteFacts Sites;
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;
@@ -232,33 +184,7 @@ private:
   /// The CFG and statement order of each function that reachingDevice asked.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReachingWrites>>
       FunctionFlows;
-  llvm::DenseMap<const VarDecl *, DeviceKind> ModuleCache;
-  llvm::DenseMap<const VarDecl *, bool> NeverWrittenCache;
-  llvm::DenseMap<const FunctionDecl *, llvm::SmallVector<DeviceFact, 4>>
-      FactCache;
-  bool MainFileScanned = false;
-  bool MainFileDefinesMain = false;
-  llvm::DenseSet<const FunctionDecl *> CpuKernels;
-  std::unique_ptr<llvm::DenseMap<const FunctionDecl *, CallSites>> CallIndex;
 };
-
-/// The braced list written at a call for a list parameter ('{a, b}' for an
-/// at::TensorList, '{mask, Slice()}' for TensorIndex indices), through the
-/// implicit ArrayRef / initializer_list construction; null for anything else.
-const InitListExpr *bracedList(const Expr *E);
-
-/// The function that \p Arg, a kernel argument of 'torch::Library::impl',
-/// names: '&f', 'f', 'TORCH_FN(f)' (a c10::CompileTimeFunctionPointer<F, f>),
-/// or a lambda's call operator; null otherwise.
-const FunctionDecl *registeredKernel(const Expr *Arg);
-
-/// Combines the devices of the inputs of an op whose result lives where its
-/// inputs live: CUDA if any input is, CPU if all are, else Unknown.
-DeviceKind combineInputs(DeviceKind A, DeviceKind B);
-
-/// Joins the devices of two values that may reach the same place (the arms of
-/// '?:', the assignments to a variable): the same device, or Unknown.
-DeviceKind joinAlternatives(DeviceKind A, DeviceKind B);
 
 } // namespace tidy::torch_sync
 } // namespace clang

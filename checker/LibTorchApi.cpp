@@ -278,4 +278,34 @@ bool isForwardedAsCopy(const ParmVarDecl &Param) {
   return false;
 }
 
+bool isComparisonOperator(OverloadedOperatorKind Kind) {
+  switch (Kind) {
+  case OO_EqualEqual:
+  case OO_ExclaimEqual:
+  case OO_Less:
+  case OO_Greater:
+  case OO_LessEqual:
+  case OO_GreaterEqual:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isElementwiseOperator(OverloadedOperatorKind Kind) {
+  switch (Kind) {
+  case OO_Plus:
+  case OO_Minus:
+  case OO_Star:
+  case OO_Slash:
+  case OO_Percent:
+  case OO_Amp:
+  case OO_Pipe:
+  case OO_Caret:
+    return true;
+  default:
+    return isComparisonOperator(Kind);
+  }
+}
+
 } // namespace clang::tidy::torch_sync

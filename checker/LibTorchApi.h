@@ -12,6 +12,7 @@
 #define TORCH_SYNC_LIBTORCHAPI_H
 
 #include "clang/AST/Type.h"
+#include "clang/Basic/OperatorKinds.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -95,6 +96,16 @@ bool isForwardedAsCopy(const ParmVarDecl &Param);
 /// 'device(Args &&...)') copy the device into the options
 /// (c10/core/TensorOptions.h) and never change the argument.
 bool isTensorOptionsParameter(const ParmVarDecl &Param);
+
+/// Whether \p Kind is a comparison operator ('==', '!=', '<', '>', '<=',
+/// '>='): on tensors, an element-wise comparison that makes a bool mask
+/// (aten/src/ATen/TensorOperators.h).
+bool isComparisonOperator(OverloadedOperatorKind Kind);
+
+/// Whether \p Kind is one of ATen's binary operators that are element-wise
+/// TensorIterator operations (aten/src/ATen/TensorOperators.h): arithmetic
+/// ('+', '-', '*', '/', '%'), bitwise ('&', '|', '^') and the comparisons.
+bool isElementwiseOperator(OverloadedOperatorKind Kind);
 
 } // namespace tidy::torch_sync
 } // namespace clang

@@ -189,27 +189,9 @@ bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth) {
            isInNamespace(Example, {"torch", "data"}) &&
            datasetStacksBatches(Devices.exampleDataset(Member->getBase()));
   }
-  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
-    switch (Operator->getOperator()) {
-    case OO_Plus:
-    case OO_Minus:
-    case OO_Star:
-    case OO_Slash:
-    case OO_Percent:
-    case OO_Amp:
-    case OO_Pipe:
-    case OO_Caret:
-    case OO_EqualEqual:
-    case OO_ExclaimEqual:
-    case OO_Less:
-    case OO_Greater:
-    case OO_LessEqual:
-    case OO_GreaterEqual:
-      return anyOperandPositiveRank(*Operator, nullptr, Devices, Depth);
-    default:
-      return false;
-    }
-  }
+  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E))
+    return isElementwiseOperator(Operator->getOperator()) &&
+           anyOperandPositiveRank(*Operator, nullptr, Devices, Depth);
   const auto *Call = dyn_cast<CallExpr>(E);
   const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   if (!Callee || !Callee->getIdentifier() || !isTensorType(Call->getType()))

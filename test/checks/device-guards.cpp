@@ -35,6 +35,28 @@ double negativeEarlyExits(const at::Tensor &a, const at::Tensor &b) {
   return a.item<double>() + b.item<double>();
 }
 
+// A guard before a label still holds after it when every path to the use
+// passes the guard (clang's CFG: the guard's passing edge dominates the use);
+// a goto from before the guard skips it.
+double guardBeforeLabel(const at::Tensor &t, int n) {
+  TORCH_CHECK(t.is_cpu());
+  double s = 0;
+again:
+  s += t.sum().item<double>(); // on the CPU
+  if (--n > 0)
+    goto again;
+  return s;
+}
+
+double gotoPastGuard(const at::Tensor &t, bool skip) {
+  if (skip)
+    goto use;
+  TORCH_CHECK(t.is_cpu());
+use:
+  return t.sum().item<double>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
 double branches(const at::Tensor &src) {
   if (src.device().is_cuda()) {
     return src.sum().item<double>();

@@ -1,0 +1,125 @@
+//===--- DeviceWrites.cpp - what may give a tensor variable another value --===//
+
+#include "DeviceWrites.h"
+#include "LibTorchApi.h"
+#include "SyncFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+/// Whether a non-const reference parameter lets its function replace the
+/// caller's tensor, and with it the device. Two kinds of LibTorch parameters
+/// do not (LibTorchApi.h says why): the outputs of ATen's out= functions
+/// ('at::add_out(out, a, b)' writes values into 'out' on its device), and the
+/// forwarding references of 'ModuleHolder::operator()' and
+/// 'Function<T>::apply' whose target 'forward' takes a copy; and those of
+/// TensorOptions, which copy a device ('TensorOptions(T &&device)').
+AST_MATCHER(ParmVarDecl, mayReplaceArgument) {
+  return !isAtenOutParameter(Node) && !isForwardedAsCopy(Node) &&
+         !isTensorOptionsParameter(Node);
+}
+
+/// Matches a type that may hold or refer to a tensor (mayCarryDevice).
+AST_MATCHER(QualType, carriesDevice) { return mayCarryDevice(Node); }
+
+} // namespace
+
+ast_matchers::internal::Matcher<Stmt>
+writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
+  auto Ref = ignoringParenImpCasts(Target);
+  auto NonConstRef = referenceType(pointee(unless(isConstQualified())));
+  return findAll(stmt(anyOf(
+      // 'Tensor &r = t' lets the tensor change through another name.
+      declStmt(has(varDecl(hasType(NonConstRef), hasInitializer(Ref))))
+          .bind("escape"),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
+                          hasArgument(1, expr().bind("assigned")))
+          .bind("assignment"),
+      binaryOperator(isAssignmentOperator(), hasLHS(Ref),
+                     hasRHS(expr().bind("assigned")))
+          .bind("assignment"),
+      // '&t' lets the tensor change behind our back.
+      unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
+      callExpr(forEachArgumentWithParam(
+                   Ref, parmVarDecl(hasType(NonConstRef), mayReplaceArgument())))
+          .bind("escape"),
+      cxxConstructExpr(forEachArgumentWithParam(
+                           Ref, parmVarDecl(hasType(NonConstRef),
+                                            mayReplaceArgument())))
+          .bind("escape"),
+      // 'set_', 'set_data' and 'swap' replace the storage, and with it the
+      // device.
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName(apiList(
+                                     ApiList::StorageReplacingMethods)))))
+          .bind("escape"))));
+}
+
+ast_matchers::internal::BindableMatcher<Stmt> refersTo(const VarDecl &Var) {
+  return declRefExpr(to(varDecl(equalsNode(&Var))));
+}
+
+ast_matchers::internal::Matcher<Stmt> writesToVariable(const VarDecl &Var) {
+  return writesTo(refersTo(Var));
+}
+
+bool mayHandOverDevice(const Expr &Arg, ASTContext &Context) {
+  if (mayCarryDevice(Arg.getType()))
+    return true;
+  auto TakesCarrier = hasAnyArgument(hasType(qualType(carriesDevice())));
+  return !match(findAll(expr(anyOf(callExpr(TakesCarrier),
+                                   cxxConstructExpr(TakesCarrier)))),
+                Arg, Context)
+              .empty();
+}
+
+const Expr *DeviceWrites::singleValue(const VarDecl &Var) {
+  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
+      Var.getType()->isReferenceType())
+    return nullptr;
+  return isNeverWritten(Var) ? Var.getInit() : nullptr;
+}
+
+bool DeviceWrites::isNeverWritten(const VarDecl &Var) {
+  auto Cached = NeverWrittenCache.find(&Var);
+  if (Cached != NeverWrittenCache.end())
+    return Cached->second;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  bool Result = Function && Function->getBody() &&
+                match(writesToVariable(Var), *Function->getBody(), Context)
+                    .empty();
+  NeverWrittenCache[&Var] = Result;
+  return Result;
+}
+
+std::optional<DeviceWrites::Writes>
+DeviceWrites::writesOf(const VarDecl &Var, const Stmt &Body) {
+  Writes Result;
+  if (!isa<ParmVarDecl>(Var)) {
+    const DeclStmt *Declaration = nullptr;
+    for (const auto &Parent : Context.getParents(Var))
+      if (const auto *Stmt = Parent.get<DeclStmt>())
+        Declaration = Stmt;
+    if (!Declaration)
+      return std::nullopt;
+    Result.Statements.push_back(Declaration);
+    Result.Values[Declaration] = Var.getInit();
+  }
+  for (const BoundNodes &Nodes : match(writesToVariable(Var), Body, Context)) {
+    if (Nodes.getNodeAs<Stmt>("escape"))
+      return std::nullopt;
+    if (const auto *Assignment = Nodes.getNodeAs<Stmt>("assignment")) {
+      Result.Statements.push_back(Assignment);
+      Result.Values[Assignment] = Nodes.getNodeAs<Expr>("assigned");
+    }
+  }
+  return Result;
+}
+
+} // namespace clang::tidy::torch_sync

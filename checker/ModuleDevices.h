@@ -1,0 +1,64 @@
+//===--- ModuleDevices.h - the devices of torch::nn modules ---------------===//
+//
+// The device of the parameters and buffers of a torch::nn module that the
+// function itself makes: one of LibTorch's leaf modules (LibTorchApi.h,
+// isLibraryLeafModule) constructed there without a tensor or module argument
+// creates them on the CPU, and keeps them there when every use of its holder
+// keeps or names their device (forward, printing, reading parameters, an
+// optimizer over them, 'm->to(device)'). The result of such a module's
+// forward combines the module's device with its tensor arguments'.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TORCH_SYNC_MODULEDEVICES_H
+#define TORCH_SYNC_MODULEDEVICES_H
+
+#include "DeviceLattice.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace clang {
+class ASTContext;
+class Expr;
+class VarDecl;
+namespace tidy::torch_sync {
+
+class DeviceInference;
+
+/// The devices of the modules of one translation unit, cached per holder
+/// variable. \p Devices gives the devices of forward's arguments and of the
+/// targets of 'm->to(...)'; \p Depth is the inference's recursion depth.
+class ModuleDevices {
+public:
+  ModuleDevices(ASTContext &Context, DeviceInference &Devices)
+      : Context(Context), Devices(Devices) {}
+
+  /// The device of the parameters and buffers of the module that the
+  /// torch::nn::ModuleHolder \p Holder (a local variable, or a temporary
+  /// built there) holds: CPU when it is one of LibTorch's leaf modules,
+  /// constructed there without a tensor or module argument, and every use
+  /// in its function is one that keeps or names its device.
+  DeviceKind moduleDevice(const Expr *Holder, unsigned Depth);
+
+  /// moduleDevice of the holder variable \p Var (a local variable
+  /// initialized by a construction); Unknown for parameters, references and
+  /// globals.
+  DeviceKind moduleVariableDevice(const VarDecl &Var, unsigned Depth);
+
+  /// The device of the result of the library module \p Holder's forward on
+  /// the arguments \p Args: combineInputs of the module's device and the
+  /// tensor arguments'; Unknown when \p Holder holds no library leaf module.
+  DeviceKind moduleForwardDevice(const Expr *Holder,
+                                 llvm::ArrayRef<const Expr *> Args,
+                                 unsigned Depth);
+
+private:
+  ASTContext &Context;
+  DeviceInference &Devices;
+  llvm::DenseMap<const VarDecl *, DeviceKind> ModuleCache;
+};
+
+} // namespace tidy::torch_sync
+} // namespace clang
+
+#endif // TORCH_SYNC_MODULEDEVICES_H
