@@ -1,6 +1,7 @@
 //===--- TransitiveSyncCheck.cpp - torch-sync-transitive -------------------===//
 
 #include "TransitiveSyncCheck.h"
+#include "EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
@@ -64,19 +65,17 @@ std::string functionName(const FunctionDecl &Function,
 /// for all instantiations, and the note names the one analysed.
 const FunctionDecl *enclosingInstantiation(const CallExpr &Call,
                                            ASTContext &Context) {
-  DynTypedNode Node = DynTypedNode::create(Call);
-  for (unsigned Depth = 0; Depth < 256; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-    if (const auto *Function = Node.get<FunctionDecl>()) {
-      if (isLambda(*Function))
-        continue;
-      return Function->isTemplateInstantiation() ? Function : nullptr;
-    }
-  }
-  return nullptr;
+  const FunctionDecl *Instantiation = nullptr;
+  forEachAncestor(DynTypedNode::create(Call), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
+                    const auto *Function = Parent.get<FunctionDecl>();
+                    if (!Function || isLambda(*Function))
+                      return false;
+                    if (Function->isTemplateInstantiation())
+                      Instantiation = Function;
+                    return true;
+                  });
+  return Instantiation;
 }
 } // namespace
 
