@@ -81,8 +81,17 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
         Result = DeviceKind::Unknown;
         break;
       }
-      if (const auto *Assigned = Nodes.getNodeAs<Expr>("assigned"))
-        Result = joinAlternatives(Result, Evaluate(Assigned));
+      if (const auto *Assigned = Nodes.getNodeAs<Expr>("assigned")) {
+        // 'std::tie(a, b) = v' gives each variable its element of 'v'.
+        const auto *Tie = Nodes.getNodeAs<CallExpr>("tie");
+        std::optional<unsigned> Element =
+            Tie ? tiedElement(*Tie, Var) : std::nullopt;
+        Result = joinAlternatives(
+            Result, !Tie       ? Evaluate(Assigned)
+                    : Element && IsTensor
+                        ? tupleElementDevice(Assigned, *Element, Depth + 1)
+                        : DeviceKind::Unknown);
+      }
       if (Result == DeviceKind::Unknown)
         break;
     }
@@ -140,7 +149,10 @@ DeviceKind DeviceInference::reachingDevice(const VarDecl &Var,
     if (!Write)
       Device = Param ? parameterDevice(*Param, Depth) : DeviceKind::Unknown;
     else if (const Expr *Value = Found->Values.lookup(Write))
-      Device = tensorDevice(Value, Depth + 1);
+      Device = Found->Elements.contains(Write)
+                   ? tupleElementDevice(Value, Found->Elements.lookup(Write),
+                                        Depth + 1)
+                   : tensorDevice(Value, Depth + 1);
     else
       Device = DeviceKind::Unspecified; // 'at::Tensor t;' is undefined
     Result = joinAlternatives(Result, Device);
@@ -157,6 +169,8 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
     return DeviceKind::Unknown;
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Binding = dyn_cast<BindingDecl>(Ref->getDecl()))
+      return bindingDevice(*Binding, Depth);
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     if (!Var)
       return DeviceKind::Unknown;
@@ -215,6 +229,92 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
       return tensorDevice(Construct->getArg(0), Depth + 1);
   }
   return DeviceKind::Unknown;
+}
+
+DeviceKind DeviceInference::tupleElementDevice(const Expr *E, unsigned Index,
+                                                unsigned Depth) {
+  E = strip(E);
+  if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() ||
+      E->containsErrors() || !isStdPairOrTuple(E->getType()))
+    return DeviceKind::Unknown;
+  auto Element = [&](const Expr *Value) {
+    return isTensorType(Value->getType()) ? tensorDevice(Value, Depth + 1)
+                                          : DeviceKind::Unknown;
+  };
+  // 'return {x, y};' and 'std::pair<at::Tensor, at::Tensor>(x, y)'; a copy
+  // or move of another pair.
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    return Index < List->getNumInits() ? Element(List->getInit(Index))
+                                       : DeviceKind::Unknown;
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+    if (Construct->getNumArgs() == 1 &&
+        isStdPairOrTuple(Construct->getArg(0)->getType()))
+      return tupleElementDevice(Construct->getArg(0), Index, Depth + 1);
+    return Index < Construct->getNumArgs() ? Element(Construct->getArg(Index))
+                                           : DeviceKind::Unknown;
+  }
+  // A local pair that nothing else writes: its initializer.
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+    const Expr *Value = Var ? Writes.singleValue(*Var) : nullptr;
+    return Value ? tupleElementDevice(Value, Index, Depth + 1)
+                 : DeviceKind::Unknown;
+  }
+  const auto *Call = dyn_cast<CallExpr>(E);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return DeviceKind::Unknown;
+  // 'std::make_pair(x, y)', 'std::make_tuple(x, y)'.
+  if (Callee->isInStdNamespace() && Callee->getIdentifier() &&
+      (Callee->getName() == "make_pair" || Callee->getName() == "make_tuple"))
+    return Index < Call->getNumArgs() ? Element(Call->getArg(Index))
+                                      : DeviceKind::Unknown;
+  // A function of the translation unit (not LibTorch's, not virtual): the
+  // join of what its returns give.
+  const FunctionDecl *Definition = Callee->getDefinition();
+  const auto *Method = dyn_cast<CXXMethodDecl>(Callee);
+  if (!Definition || !Definition->getBody() || isLibraryFunction(*Callee) ||
+      Callee->isInStdNamespace() || (Method && Method->isVirtual()))
+    return DeviceKind::Unknown;
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const BoundNodes &Nodes :
+       match(findAll(returnStmt(forFunction(equalsNode(Definition)))
+                         .bind("return")),
+             *Definition->getBody(), Context)) {
+    const Expr *Value = Nodes.getNodeAs<ReturnStmt>("return")->getRetValue();
+    Result = joinAlternatives(Result,
+                              Value ? tupleElementDevice(Value, Index, Depth + 1)
+                                    : DeviceKind::Unknown);
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
+}
+
+DeviceKind DeviceInference::bindingDevice(const BindingDecl &Binding,
+                                          unsigned Depth) {
+  // 'auto [x, y] = f();' over a std::pair or std::tuple by value: element k
+  // of the initializer, when the name is not written. The pair itself has
+  // no name; only the bindings' own 'get' calls refer to it.
+  const auto *Decomposition =
+      dyn_cast_or_null<DecompositionDecl>(Binding.getDecomposedDecl());
+  if (!Decomposition || !isTensorType(Binding.getType()) ||
+      Decomposition->getType()->isReferenceType())
+    return DeviceKind::Unknown;
+  const auto *Function = dyn_cast_or_null<FunctionDecl>(
+      Decomposition->getParentFunctionOrMethod());
+  if (!Function || !Function->getBody() ||
+      !match(writesTo(declRefExpr(to(bindingDecl(equalsNode(&Binding))))),
+             *Function->getBody(), Context)
+           .empty())
+    return DeviceKind::Unknown;
+  auto Bindings = Decomposition->bindings();
+  auto Position = llvm::find(Bindings, &Binding);
+  if (Position == Bindings.end())
+    return DeviceKind::Unknown;
+  return tupleElementDevice(Decomposition->getInit(),
+                            std::distance(Bindings.begin(), Position),
+                            Depth + 1);
 }
 
 DeviceKind

@@ -42,6 +42,7 @@
 
 namespace clang {
 class ASTContext;
+class BindingDecl;
 class CXXConstructExpr;
 class CXXMemberCallExpr;
 class CallExpr;
@@ -144,6 +145,14 @@ private:
   DeviceKind memberCallDevice(const CXXMemberCallExpr &Call, unsigned Depth);
   DeviceKind functionCallDevice(const CallExpr &Call, unsigned Depth);
   DeviceKind transferTarget(const CXXMemberCallExpr &Call, unsigned Depth);
+  /// The device of tensor element \p Index of the std::pair or std::tuple
+  /// \p E: a braced list, a construction, 'std::make_pair'/'make_tuple', a
+  /// local pair never written, or the join of the returns of a (non-virtual)
+  /// function of the translation unit; Unknown otherwise.
+  DeviceKind tupleElementDevice(const Expr *E, unsigned Index, unsigned Depth);
+  /// The device of a structured binding of a pair or tuple by value:
+  /// tupleElementDevice of its initializer.
+  DeviceKind bindingDevice(const BindingDecl &Binding, unsigned Depth);
   /// The device of a list of tensors (at::TensorList and the like): its
   /// elements' when it is a braced list at the call, else Unknown.
   DeviceKind tensorListDevice(const Expr *E, unsigned Depth);

@@ -66,6 +66,13 @@ const Expr *strip(const Expr *E) {
   return E;
 }
 
+bool isStdPairOrTuple(QualType T) {
+  const auto *Record =
+      T.getNonReferenceType().getCanonicalType()->getAsCXXRecordDecl();
+  return Record && Record->isInStdNamespace() && Record->getIdentifier() &&
+         (Record->getName() == "pair" || Record->getName() == "tuple");
+}
+
 bool isTensorList(QualType T) {
   T = T.getNonReferenceType().getCanonicalType();
   const auto *Specialization =

@@ -36,6 +36,10 @@ bool isTensorType(QualType T);
 /// at::ITensorListRef, std::vector<Tensor>, std::initializer_list<Tensor>.
 bool isTensorList(QualType T);
 
+/// Whether \p T (after references and cv-qualifiers) is a std::pair or
+/// std::tuple.
+bool isStdPairOrTuple(QualType T);
+
 /// The namespace \p D sits in directly, when that namespace is a top-level
 /// one (at, c10, torch), else empty.
 llvm::StringRef topLevelNamespace(const Decl *D);

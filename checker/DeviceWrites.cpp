@@ -5,6 +5,9 @@
 #include "SyncFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
 using namespace clang::ast_matchers;
@@ -12,6 +15,23 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_sync {
 
 namespace {
+
+/// Whether \p Param is a forwarding reference of 'std::make_pair',
+/// 'std::make_tuple' or a std::pair or std::tuple constructor, which copy or
+/// move their arguments into the elements and never replace them.
+bool isPairElementParameter(const ParmVarDecl &Param) {
+  const auto *Function = dyn_cast<FunctionDecl>(Param.getDeclContext());
+  if (!Function || !Function->isInStdNamespace() ||
+      !Param.getType()->isReferenceType())
+    return false;
+  if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(Function)) {
+    const CXXRecordDecl *Record = Constructor->getParent();
+    return Record->getIdentifier() &&
+           (Record->getName() == "pair" || Record->getName() == "tuple");
+  }
+  return Function->getIdentifier() && (Function->getName() == "make_pair" ||
+                                       Function->getName() == "make_tuple");
+}
 
 /// Whether a non-const reference parameter lets its function replace the
 /// caller's tensor, and with it the device. Two kinds of LibTorch parameters
@@ -22,11 +42,38 @@ namespace {
 /// TensorOptions, which copy a device ('TensorOptions(T &&device)').
 AST_MATCHER(ParmVarDecl, mayReplaceArgument) {
   return !isAtenOutParameter(Node) && !isForwardedAsCopy(Node) &&
-         !isTensorOptionsParameter(Node);
+         !isTensorOptionsParameter(Node) && !isPairElementParameter(Node);
 }
 
 /// Matches a type that may hold or refer to a tensor (mayCarryDevice).
 AST_MATCHER(QualType, carriesDevice) { return mayCarryDevice(Node); }
+
+/// Matches 'std::tie(a, b)' on the left of an assignment, 'std::tie(a, b) =
+/// pair': the tuple of references lives for that one assignment, which
+/// writes the pair's elements into the variables (matched as assignments).
+/// A tie kept or passed on lets its variables change later: an escape.
+AST_MATCHER(CallExpr, isTieAssigned) {
+  const FunctionDecl *Callee = Node.getDirectCallee();
+  if (!Callee || !Callee->isInStdNamespace() || !Callee->getIdentifier() ||
+      Callee->getName() != "tie")
+    return false;
+  DynTypedNode Current = DynTypedNode::create(Node);
+  // The temporary tuple between the call and its operator=.
+  for (unsigned Steps = 0; Steps < 4; ++Steps) {
+    auto Parents = Finder->getASTContext().getParents(Current);
+    if (Parents.size() != 1)
+      return false;
+    if (const auto *Assign = Parents[0].get<CXXOperatorCallExpr>())
+      return Assign->getOperator() == OO_Equal && Assign->getNumArgs() == 2 &&
+             Assign->getArg(0)->IgnoreImplicit() == &Node;
+    if (!Parents[0].get<MaterializeTemporaryExpr>() &&
+        !Parents[0].get<ImplicitCastExpr>() &&
+        !Parents[0].get<CXXBindTemporaryExpr>())
+      return false;
+    Current = Parents[0];
+  }
+  return false;
+}
 
 } // namespace
 
@@ -44,9 +91,18 @@ writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
       binaryOperator(isAssignmentOperator(), hasLHS(Ref),
                      hasRHS(expr().bind("assigned")))
           .bind("assignment"),
+      // 'std::tie(a, b) = f()' gives 'a' the first element of 'f()'.
+      cxxOperatorCallExpr(
+          hasOverloadedOperatorName("="),
+          hasArgument(0, ignoringImplicit(
+                             callExpr(isTieAssigned(), hasAnyArgument(Ref))
+                                 .bind("tie"))),
+          hasArgument(1, expr().bind("assigned")))
+          .bind("assignment"),
       // '&t' lets the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
-      callExpr(forEachArgumentWithParam(
+      callExpr(unless(isTieAssigned()),
+               forEachArgumentWithParam(
                    Ref, parmVarDecl(hasType(NonConstRef), mayReplaceArgument())))
           .bind("escape"),
       cxxConstructExpr(forEachArgumentWithParam(
@@ -66,6 +122,15 @@ ast_matchers::internal::BindableMatcher<Stmt> refersTo(const VarDecl &Var) {
 
 ast_matchers::internal::Matcher<Stmt> writesToVariable(const VarDecl &Var) {
   return writesTo(refersTo(Var));
+}
+
+std::optional<unsigned> tiedElement(const CallExpr &Tie, const VarDecl &Var) {
+  for (unsigned I = 0; I < Tie.getNumArgs(); ++I)
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Tie.getArg(I)->IgnoreParenImpCasts());
+        Ref && Ref->getDecl() == &Var)
+      return I;
+  return std::nullopt;
 }
 
 bool mayHandOverDevice(const Expr &Arg, ASTContext &Context) {
@@ -117,6 +182,12 @@ DeviceWrites::writesOf(const VarDecl &Var, const Stmt &Body) {
     if (const auto *Assignment = Nodes.getNodeAs<Stmt>("assignment")) {
       Result.Statements.push_back(Assignment);
       Result.Values[Assignment] = Nodes.getNodeAs<Expr>("assigned");
+      if (const auto *Tie = Nodes.getNodeAs<CallExpr>("tie")) {
+        std::optional<unsigned> Element = tiedElement(*Tie, Var);
+        if (!Element)
+          return std::nullopt;
+        Result.Elements[Assignment] = *Element;
+      }
     }
   }
   return Result;

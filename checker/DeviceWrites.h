@@ -27,6 +27,7 @@
 
 namespace clang {
 class ASTContext;
+class CallExpr;
 class Expr;
 class Stmt;
 class VarDecl;
@@ -35,8 +36,9 @@ namespace tidy::torch_sync {
 /// A matcher, for match() on a function body, of the places where the body
 /// may give the tensor that \p Target names (a variable, a module's member) a
 /// value other than the one it has: assignments (the expression bound as
-/// "assignment", its value as "assigned"), and the escapes that let unseen
-/// code change it (bound as "escape").
+/// "assignment", its value as "assigned"; for 'std::tie(a, b) = v', the tie
+/// also as "tie", and the target gets one element of 'v'), and the escapes
+/// that let unseen code change it (bound as "escape").
 ast_matchers::internal::Matcher<Stmt>
 writesTo(const ast_matchers::internal::Matcher<Expr> &Target);
 
@@ -45,6 +47,10 @@ ast_matchers::internal::BindableMatcher<Stmt> refersTo(const VarDecl &Var);
 
 /// writesTo(refersTo(Var)).
 ast_matchers::internal::Matcher<Stmt> writesToVariable(const VarDecl &Var);
+
+/// The position of \p Var among the arguments of the 'std::tie' call \p Tie;
+/// std::nullopt when it is not one of them.
+std::optional<unsigned> tiedElement(const CallExpr &Tie, const VarDecl &Var);
 
 /// Whether \p Arg, an argument for a module's constructor or an options
 /// argument, may hand a tensor or a module over: its type may carry a device
@@ -76,6 +82,8 @@ public:
     /// The value each statement gives (the initializer, the right-hand
     /// side); null for a declaration without an initializer.
     llvm::DenseMap<const Stmt *, const Expr *> Values;
+    /// For a 'std::tie(...) = v' among them, the element of 'v' it gives.
+    llvm::DenseMap<const Stmt *, unsigned> Elements;
   };
   /// The writes of \p Var in \p Body (its function's body); std::nullopt
   /// when an escape lets code that is not seen write it, or the declaration

@@ -3,13 +3,17 @@
 // Co-location: tensors made with one Device or TensorOptions value share its
 // device, whatever it is, so that a copy between them is none. Reassignment:
 // the value that reaches a read decides its device ('x = x.cpu()'), along the
-// function's control flow (clang's CFG).
+// function's control flow (clang's CFG). Pairs and tuples: 'std::tie(a, b) =
+// f()' and 'auto [a, b] = f()' give each name its element of what the
+// function of the translation unit returns.
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
 #include <torch/types.h>
+#include <tuple>
+#include <utility>
 
 // --- Co-location.
 float sameDevice(torch::Device dev, int64_t n) {
@@ -136,4 +140,62 @@ float inLambda(at::Tensor x) {
   toHost();
   return x.item<float>();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element
+}
+
+// --- Pairs and tuples.
+std::pair<at::Tensor, at::Tensor> hostPair(int64_t n) {
+  auto x = at::randn({n});
+  auto y = at::zeros({n});
+  return std::make_pair(x, y);
+}
+
+std::pair<at::Tensor, at::Tensor> halfOnHost(const at::Tensor &t) {
+  return {t * 2, at::zeros({3})};
+}
+
+std::pair<at::Tensor, at::Tensor> declaredOnly(int64_t n);
+
+void keep(std::tuple<at::Tensor &, at::Tensor &> refs);
+
+float tiedHost(int64_t n) {
+  at::Tensor a, b;
+  std::tie(a, b) = hostPair(n);
+  return a.sum().item<float>() + b.sum().item<float>(); // no diagnostic
+}
+
+float boundHost(int64_t n) {
+  auto [p, q] = hostPair(n);
+  return p.sum().item<float>() * q.sum().item<float>(); // no diagnostic
+}
+
+float tiedHalf(const at::Tensor &t) {
+  at::Tensor a, b;
+  std::tie(a, b) = halfOnHost(t);
+  float host = b.sum().item<float>(); // no diagnostic
+  return host + a.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item' copies a tensor element
+}
+
+// A function whose body is not in the translation unit: anything.
+float tiedUnknown(int64_t n) {
+  at::Tensor a, b;
+  std::tie(a, b) = declaredOnly(n);
+  return a.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
+// A tie passed on lets its callee write the variables: not followed.
+float tiePassedOn(int64_t n) {
+  at::Tensor a = at::zeros({n}), b = at::zeros({n});
+  keep(std::tie(a, b));
+  return a.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
+// A structured binding written afterwards: not followed.
+float boundThenWritten(const at::Tensor &t, int64_t n) {
+  auto [p, q] = hostPair(n);
+  p = t;
+  return p.sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
 }
