@@ -10,6 +10,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang::ast_matchers;
 
@@ -627,6 +628,10 @@ const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
 }
 
 DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
+  // A local std::vector filled by push_back: the pushed tensors.
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(strip(E)))
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return localVectorDevice(*Var, Depth);
   // A braced list written at the call ('at::cat({a, b})'): its elements.
   const InitListExpr *List = bracedList(E);
   if (!List || List->getNumInits() == 0)
@@ -634,6 +639,65 @@ DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
   DeviceKind Result = DeviceKind::Unspecified;
   for (const Expr *Element : List->inits())
     Result = combineInputs(Result, tensorDevice(Element, Depth + 1));
+  return Result;
+}
+
+DeviceKind DeviceInference::localVectorDevice(const VarDecl &Var,
+                                               unsigned Depth) {
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  const auto *Init = dyn_cast_or_null<CXXConstructExpr>(
+      Var.getInit() ? Var.getInit()->IgnoreImplicit() : nullptr);
+  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() ||
+      Var.getType()->isReferenceType() || !isTensorList(Var.getType()) ||
+      libraryRecordName(Var.getType()) != "vector" || !Function ||
+      !Function->getBody() || !Init || Init->getNumArgs() != 0 ||
+      Depth > MaxDeviceDepth)
+    return DeviceKind::Unknown;
+  auto Cached = VariableCache.find(&Var);
+  if (Cached != VariableCache.end())
+    return Cached->second;
+  VariableCache[&Var] = DeviceKind::Unspecified; // in progress
+  const Stmt &Body = *Function->getBody();
+  auto Ref = ignoringParenImpCasts(refersTo(Var).bind("ref"));
+  auto ReadOnly = parmVarDecl(hasType(qualType(
+      anyOf(referenceType(pointee(isConstQualified())),
+            unless(anyOf(referenceType(), pointerType()))))));
+  // The uses that neither replace nor hand out its elements: a push of a
+  // tensor, its size, a copy or const reference for a callee (at::TensorList,
+  // at::ITensorListRef).
+  auto Uses = findAll(stmt(anyOf(
+      cxxMemberCallExpr(on(Ref),
+                        callee(cxxMethodDecl(
+                            hasAnyName("push_back", "emplace_back"))),
+                        argumentCountIs(1), hasArgument(0, expr().bind("element"))),
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(
+                                     hasAnyName("size", "empty", "reserve")))),
+      callExpr(forEachArgumentWithParam(Ref, ReadOnly)),
+      cxxConstructExpr(forEachArgumentWithParam(Ref, ReadOnly)),
+      // The list views of c10 refer to the vector and never write it
+      // (c10/util/ArrayRef.h, c10/core/IListRef.h), whatever the constructor
+      // takes.
+      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(
+                           hasAnyName("::c10::ArrayRef", "::c10::IListRef",
+                                      "::c10::OptionalArrayRef")))),
+                       hasArgument(0, Ref)))));
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> Kept;
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const BoundNodes &Nodes : match(Uses, Body, Context)) {
+    Kept.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
+    if (const auto *Element = Nodes.getNodeAs<Expr>("element"))
+      Result = combineInputs(Result, isTensorType(Element->getType())
+                                         ? tensorDevice(Element, Depth + 1)
+                                         : DeviceKind::Unknown);
+  }
+  for (const BoundNodes &Nodes :
+       match(findAll(refersTo(Var).bind("ref")), Body, Context))
+    if (!Kept.contains(Nodes.getNodeAs<DeclRefExpr>("ref")))
+      Result = DeviceKind::Unknown;
+  if (Result == DeviceKind::Unspecified)
+    Result = DeviceKind::Unknown; // nothing pushed
+  VariableCache[&Var] = Result;
   return Result;
 }
 

@@ -154,8 +154,15 @@ private:
   /// tupleElementDevice of its initializer.
   DeviceKind bindingDevice(const BindingDecl &Binding, unsigned Depth);
   /// The device of a list of tensors (at::TensorList and the like): its
-  /// elements' when it is a braced list at the call, else Unknown.
+  /// elements' when it is a braced list at the call or a local vector filled
+  /// there (localVectorDevice), else Unknown.
   DeviceKind tensorListDevice(const Expr *E, unsigned Depth);
+  /// The device of the tensors in the local std::vector \p Var, default
+  /// constructed, when its function only pushes tensors into it
+  /// ('push_back', 'emplace_back'), asks its size and passes it by copy or
+  /// const reference: combineInputs of the pushed tensors; Unknown for any
+  /// other use.
+  DeviceKind localVectorDevice(const VarDecl &Var, unsigned Depth);
   /// The device of an element-wise (TensorIterator) operation on the tensors
   /// \p Operands: combineInputs, and CPU when one operand is on the CPU with
   /// rank >= 1 (no other device can be combined with it).

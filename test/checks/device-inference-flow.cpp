@@ -5,15 +5,18 @@
 // the value that reaches a read decides its device ('x = x.cpu()'), along the
 // function's control flow (clang's CFG). Pairs and tuples: 'std::tie(a, b) =
 // f()' and 'auto [a, b] = f()' give each name its element of what the
-// function of the translation unit returns.
+// function of the translation unit returns. A local vector that is only
+// filled with push_back holds the devices of what was pushed.
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
+#include <ATen/ops/cat.h>
 #include <torch/types.h>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 // --- Co-location.
 float sameDevice(torch::Device dev, int64_t n) {
@@ -198,4 +201,41 @@ float boundThenWritten(const at::Tensor &t, int64_t n) {
   p = t;
   return p.sum().item<float>();
   // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element
+}
+
+// --- Vectors filled in the function.
+float pushedHost(int64_t n) {
+  std::vector<at::Tensor> parts;
+  parts.reserve(4);
+  for (int64_t i = 0; i < 4; ++i)
+    parts.push_back(at::randn({n}).pow(i));
+  return at::cat(parts, 0).sum().item<float>(); // no diagnostic
+}
+
+float pushedMixed(const at::Tensor &t, int64_t n) {
+  std::vector<at::Tensor> parts;
+  parts.push_back(at::zeros({n}));
+  parts.push_back(t);
+  return at::cat(parts, 0).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item' copies a tensor element
+}
+
+void fillIn(std::vector<at::Tensor> &parts);
+
+// Handed out by non-const reference: anything may be in it.
+float handedOut(int64_t n) {
+  std::vector<at::Tensor> parts;
+  parts.push_back(at::zeros({n}));
+  fillIn(parts);
+  return at::cat(parts, 0).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item' copies a tensor element
+}
+
+// An element replaced through operator[]: not followed.
+float elementReplaced(const at::Tensor &t, int64_t n) {
+  std::vector<at::Tensor> parts;
+  parts.push_back(at::zeros({n}));
+  parts[0] = t;
+  return at::cat(parts, 0).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item' copies a tensor element
 }
