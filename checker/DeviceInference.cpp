@@ -292,6 +292,36 @@ DeviceKind DeviceInference::tupleElementDevice(const Expr *E, unsigned Index,
   return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
 }
 
+DeviceKind DeviceInference::definedReturnDevice(const FunctionDecl &Callee,
+                                                unsigned Depth) {
+  const FunctionDecl *Definition = Callee.getDefinition();
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
+  if (!Definition || !Definition->getBody() || Depth > MaxDeviceDepth ||
+      Callee.isInStdNamespace() || (Method && Method->isVirtual()) ||
+      Definition->isDependentContext())
+    return DeviceKind::Unknown;
+  auto Cached = ReturnCache.find(Definition);
+  if (Cached != ReturnCache.end())
+    return Cached->second == DeviceKind::Unspecified ? DeviceKind::Unknown
+                                                     : Cached->second;
+  ReturnCache[Definition] = DeviceKind::Unspecified; // in progress
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const BoundNodes &Nodes :
+       match(findAll(returnStmt(forFunction(equalsNode(Definition)))
+                         .bind("return")),
+             *Definition->getBody(), Context)) {
+    const Expr *Value = Nodes.getNodeAs<ReturnStmt>("return")->getRetValue();
+    Result = joinAlternatives(Result, Value ? tensorDevice(Value, Depth + 1)
+                                            : DeviceKind::Unknown);
+    if (Result == DeviceKind::Unknown)
+      break;
+  }
+  if (Result == DeviceKind::Unspecified)
+    Result = DeviceKind::Unknown;
+  ReturnCache[Definition] = Result;
+  return Result;
+}
+
 DeviceKind DeviceInference::bindingDevice(const BindingDecl &Binding,
                                           unsigned Depth) {
   // 'auto [x, y] = f();' over a std::pair or std::tuple by value: element k
@@ -408,10 +438,15 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
     }
     return Inputs == DeviceKind::Unspecified ? DeviceKind::Unknown : Inputs;
   }
-  // A function of the project returns what the project facts say.
-  if (Facts && !isLibraryFunction(*Callee))
-    if (std::optional<DeviceKind> Device = projectReturnDevice(Call, Depth))
-      return *Device;
+  // A function of the project returns what the project facts say, or what
+  // its returns in this translation unit give.
+  if (!isLibraryFunction(*Callee)) {
+    std::optional<DeviceKind> Device =
+        Facts ? projectReturnDevice(Call, Depth) : std::nullopt;
+    if (!Device || *Device == DeviceKind::Unknown)
+      Device = definedReturnDevice(*Callee, Depth);
+    return *Device;
+  }
   // Only ATen's and the C++ frontend's own functions are known to put their
   // result where their inputs or options say; a user's function may not.
   StringRef NS = topLevelNamespace(Callee);

@@ -150,6 +150,10 @@ private:
   /// local pair never written, or the join of the returns of a (non-virtual)
   /// function of the translation unit; Unknown otherwise.
   DeviceKind tupleElementDevice(const Expr *E, unsigned Index, unsigned Depth);
+  /// The device that the function \p Callee, defined in this translation
+  /// unit (not virtual, not a library's), returns: the join of its returns,
+  /// its parameters taking what parameterDevice gives; Unknown otherwise.
+  DeviceKind definedReturnDevice(const FunctionDecl &Callee, unsigned Depth);
   /// The device of a structured binding of a pair or tuple by value:
   /// tupleElementDevice of its initializer.
   DeviceKind bindingDevice(const BindingDecl &Binding, unsigned Depth);
@@ -197,6 +201,9 @@ private:
   /// Cached reachingDevice results per read; a read being analysed maps to
   /// Unspecified, as in VariableCache.
   llvm::DenseMap<const DeclRefExpr *, DeviceKind> ReachingCache;
+  /// Cached definedReturnDevice results; a function being analysed maps to
+  /// Unspecified.
+  llvm::DenseMap<const FunctionDecl *, DeviceKind> ReturnCache;
   /// The CFG and statement order of each function that reachingDevice asked.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReachingWrites>>
       FunctionFlows;

@@ -239,3 +239,24 @@ float elementReplaced(const at::Tensor &t, int64_t n) {
   return at::cat(parts, 0).sum().item<float>();
   // CHECK-MESSAGES: :[[@LINE-1]]:34: warning: 'item' copies a tensor element
 }
+
+// --- What a function of the translation unit returns.
+static at::Tensor features(const at::Tensor &x) {
+  std::vector<at::Tensor> columns;
+  for (int64_t i = 1; i <= 3; ++i)
+    columns.push_back(x.pow(i));
+  return at::cat(columns, 1);
+}
+
+at::Tensor onDevice(const at::Tensor &x);
+
+float hostFeatures(int64_t n) {
+  auto x = at::randn({n, 1});
+  return features(x).sum().item<float>(); // no diagnostic
+}
+
+float deviceFeatures(int64_t n) {
+  auto x = at::randn({n, 1});
+  return onDevice(x).sum().item<float>();
+  // CHECK-MESSAGES: :[[@LINE-1]]:28: warning: 'item' copies a tensor element
+}
