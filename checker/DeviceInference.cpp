@@ -30,8 +30,10 @@ bool isElementwiseName(StringRef Name) {
 
 DeviceInference::DeviceInference(ASTContext &Context,
                                  bool ProjectDatasetsOnCPU,
-                                 const ProjectFacts *Facts)
-    : Context(Context), Facts(Facts), Writes(Context),
+                                 const ProjectFacts *Facts,
+                                 bool AssumeModuleStateOnCpu)
+    : Context(Context), Facts(Facts),
+      AssumeModuleStateOnCpu(AssumeModuleStateOnCpu), Writes(Context),
       Guards(Context, *this, Writes), Modules(Context, *this),
       Data(Context, Writes, ProjectDatasetsOnCPU), Sites(Context, *this) {}
 
@@ -510,6 +512,12 @@ DeviceKind DeviceInference::memberDevice(const MemberExpr &Member,
   const auto *Field = dyn_cast<FieldDecl>(Member.getMemberDecl());
   if (!Field || !isTensorType(Field->getType()))
     return DeviceKind::Unknown;
+  // 'this->weight' under the project pass's hypothesis.
+  if (AssumeModuleStateOnCpu &&
+      isa<CXXThisExpr>(Member.getBase()->IgnoreParenImpCasts()) &&
+      isa<CXXRecordDecl>(Field->getParent()) &&
+      isProjectModule(*cast<CXXRecordDecl>(Field->getParent())))
+    return DeviceKind::CPU;
   // 'm->weight': a parameter or buffer of a module held by 'm'.
   const auto *Arrow =
       dyn_cast<CXXOperatorCallExpr>(Member.getBase()->IgnoreParenImpCasts());
@@ -533,6 +541,13 @@ DeviceKind DeviceInference::parameterDevice(const ParmVarDecl &Param,
   // (c10/core/DispatchKeySet.h, highestPriorityTypeId).
   if (Sites.isCpuKernel(*Function))
     return DeviceKind::CPU;
+  // The hypothesis of the project pass: a project module's forward given
+  // CPU inputs.
+  if (AssumeModuleStateOnCpu)
+    if (const auto *Method = dyn_cast<CXXMethodDecl>(Function);
+        Method && Method->getIdentifier() && Method->getName() == "forward" &&
+        isProjectModule(*Method->getParent()))
+      return DeviceKind::CPU;
   // The join of the arguments at every call in the project, where the
   // project facts know one.
   if (Facts)

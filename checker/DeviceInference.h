@@ -65,9 +65,15 @@ public:
   /// \p Facts (option ProjectFactsFile), which must outlive the inference,
   /// parameters and the results of the project's functions take the devices
   /// that the whole project gives them.
+  ///
+  /// With \p AssumeModuleStateOnCpu (the project pass, asking what a
+  /// project module's forward returns), the tensor parameters of the
+  /// forwards of project modules and the members of the module whose method
+  /// is being read ('this->fc', 'this->weight') count as on the CPU.
   explicit DeviceInference(ASTContext &Context,
                            bool ProjectDatasetsOnCPU = false,
-                           const ProjectFacts *Facts = nullptr);
+                           const ProjectFacts *Facts = nullptr,
+                           bool AssumeModuleStateOnCpu = false);
   ~DeviceInference();
   DeviceInference(const DeviceInference &) = delete;
   DeviceInference &operator=(const DeviceInference &) = delete;
@@ -126,6 +132,10 @@ public:
   ModuleDevices &modules() { return Modules; }
   DataPipelines &data() { return Data; }
   CallSiteFacts &callSites() { return Sites; }
+  /// The project facts read, if any.
+  const ProjectFacts *projectFacts() const { return Facts; }
+  /// Whether the module state of project modules is assumed on the CPU.
+  bool assumesModuleStateOnCpu() const { return AssumeModuleStateOnCpu; }
 
 private:
   // The components recurse into the inference at the depth they were asked
@@ -190,6 +200,7 @@ private:
 
   ASTContext &Context;
   const ProjectFacts *const Facts;
+  const bool AssumeModuleStateOnCpu;
   DeviceWrites Writes;
   DeviceGuards Guards;
   ModuleDevices Modules;

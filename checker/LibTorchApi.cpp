@@ -142,6 +142,23 @@ bool isLibraryLeafModule(const CXXRecordDecl &Module) {
   return !isInApiList(ApiList::ContainerModules, Module.getName());
 }
 
+bool isProjectModule(const CXXRecordDecl &Module) {
+  const CXXRecordDecl *Definition = Module.getDefinition();
+  if (!Definition)
+    return false;
+  for (const DeclContext *Context = Definition->getDeclContext(); Context;
+       Context = Context->getParent())
+    if (const auto *NS = dyn_cast<NamespaceDecl>(Context);
+        NS && NS->getIdentifier() && NS->getName() == "torch" &&
+        NS->getParent()->isTranslationUnit())
+      return false;
+  SmallVector<const CXXRecordDecl *, 8> Classes;
+  collectClassAndBases(Definition, Classes);
+  return llvm::any_of(Classes, [](const CXXRecordDecl *Class) {
+    return isNamedClass(Class, "Module", {"torch", "nn"});
+  });
+}
+
 bool mayCarryDevice(QualType T) {
   if (T.isNull())
     return false;

@@ -46,6 +46,10 @@ const CXXRecordDecl *heldModule(QualType T);
 /// parameters and buffers only.
 bool isLibraryLeafModule(const CXXRecordDecl &Module);
 
+/// Whether \p Module is a module class of the project: it derives from
+/// torch::nn::Module and is not in namespace torch.
+bool isProjectModule(const CXXRecordDecl &Module);
+
 /// Whether \p T may hold or refer to a tensor, and so carry a device into a
 /// module it is given to: a tensor, a list or optional of tensors, a module
 /// or module holder, a torch::nn::AnyModule, a shared_ptr, or nullptr.

@@ -5,6 +5,8 @@
 #include "DeviceTypes.h"
 #include "DeviceWrites.h"
 #include "LibTorchApi.h"
+#include "ProjectFacts.h"
+#include "ProjectModules.h"
 #include "SyncFacts.h"
 #include "TorchMatchers.h"
 #include "clang/AST/ASTContext.h"
@@ -29,6 +31,14 @@ auto holderArrow(const VarDecl &Var) {
   return cxxOperatorCallExpr(
       hasOverloadedOperatorName("->"),
       hasArgument(0, ignoringParenImpCasts(refersTo(Var).bind("ref"))));
+}
+
+/// 'm->fc->' on a submodule 'fc' of the module held by \p Var.
+auto submoduleArrow(const VarDecl &Var) {
+  return cxxOperatorCallExpr(
+      hasOverloadedOperatorName("->"),
+      hasArgument(0, ignoringParenImpCasts(memberExpr(hasObjectExpression(
+                         ignoringParenImpCasts(holderArrow(Var)))))));
 }
 
 /// The uses of the module held by \p Var that keep its parameters and
@@ -64,7 +74,38 @@ auto moduleUses(const VarDecl &Var) {
               cxxConstructExpr(hasArgument(0, ignoringImplicit(Parameters))))))),
       // 'm->weight': a read of a tensor member; writes are looked for apart.
       memberExpr(hasObjectExpression(ignoringParenImpCasts(Arrow)),
-                 member(fieldDecl(hasType(qualType(isTorchTensor()))))))));
+                 member(fieldDecl(hasType(qualType(isTorchTensor()))))),
+      // 'm->fc->weight': a tensor member of a submodule.
+      memberExpr(member(fieldDecl(hasType(qualType(isTorchTensor())))),
+                 hasObjectExpression(ignoringParenImpCasts(submoduleArrow(Var)))),
+      // 'auto ps = m->parameters();' where 'ps' is read for sizes only.
+      declStmt(has(varDecl(hasInitializer(ignoringImplicit(Parameters)),
+                           hasLocalStorage(), unless(hasType(referenceType())))
+                       .bind("list"))))));
+}
+
+/// Whether every use of the local list \p List of a module's parameters, in
+/// \p Body, reads only sizes: 'ps.size()', 'ps.empty()', and metadata of an
+/// element ('ps.at(0).sizes()', 'ps[0].numel()').
+bool readsOnlySizes(const VarDecl &List, const Stmt &Body, ASTContext &Context) {
+  auto Ref = ignoringParenImpCasts(refersTo(List).bind("ref"));
+  auto Element = ignoringImplicit(anyOf(
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasName("at")))),
+      cxxOperatorCallExpr(hasOverloadedOperatorName("[]"), hasArgument(0, Ref))));
+  auto Reads = findAll(stmt(anyOf(
+      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName("size", "empty")))),
+      cxxMemberCallExpr(on(Element),
+                        callee(cxxMethodDecl(hasAnyName(
+                            "sizes", "size", "dim", "numel", "dtype",
+                            "scalar_type", "requires_grad", "defined")))))));
+  llvm::SmallPtrSet<const DeclRefExpr *, 8> Read;
+  for (const BoundNodes &Nodes : match(Reads, Body, Context))
+    Read.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
+  for (const BoundNodes &Nodes :
+       match(findAll(refersTo(List).bind("ref")), Body, Context))
+    if (!Read.contains(Nodes.getNodeAs<DeclRefExpr>("ref")))
+      return false;
+  return true;
 }
 
 } // namespace
@@ -77,12 +118,35 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
     return Var ? moduleVariableDevice(*Var, Depth) : DeviceKind::Unknown;
   }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    // 'this->fc' under the project pass's hypothesis.
+    if (isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()))
+      return Devices.assumesModuleStateOnCpu() ? DeviceKind::CPU
+                                               : DeviceKind::Unknown;
+    // 'net->fc', a submodule of a project module: built with the module and
+    // moved with it (a project module whose constructors make its state on
+    // the CPU, ProjectModules.h).
+    const auto *Arrow =
+        dyn_cast<CXXOperatorCallExpr>(Member->getBase()->IgnoreParenImpCasts());
+    const CXXRecordDecl *Outer =
+        Arrow && Arrow->getOperator() == OO_Arrow
+            ? heldModule(Arrow->getArg(0)->getType())
+            : nullptr;
+    return Outer && isProjectModule(*Outer)
+               ? moduleDevice(Arrow->getArg(0), Depth + 1)
+               : DeviceKind::Unknown;
+  }
   // A module made where it is used: 'torch::nn::MSELoss()(a, b)'.
   const auto *Construct = dyn_cast<CXXConstructExpr>(E);
   if (!Construct)
     return DeviceKind::Unknown;
   const CXXRecordDecl *Module = heldModule(Construct->getType());
-  if (!Module || !isLibraryLeafModule(*Module))
+  if (!Module)
+    return DeviceKind::Unknown;
+  // A project module whose constructors the project facts found to make
+  // its state on the CPU.
+  if (!isLibraryLeafModule(*Module) &&
+      projectModuleFact(*Module, ModuleConstructionFact) != DeviceKind::CPU)
     return DeviceKind::Unknown;
   // Its constructor creates the parameters and buffers on the CPU, unless an
   // argument hands it a tensor or a module (EmbeddingOptions::_weight, a
@@ -114,6 +178,9 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
     // or a move to a known device.
     llvm::SmallPtrSet<const DeclRefExpr *, 8> Kept;
     for (const BoundNodes &Nodes : match(moduleUses(Var), Body, Context)) {
+      if (const auto *List = Nodes.getNodeAs<VarDecl>("list"))
+        if (!readsOnlySizes(*List, Body, Context))
+          continue; // the parameters may be given another tensor
       Kept.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
       if (const auto *Move = Nodes.getNodeAs<CXXMemberCallExpr>("move"))
         Result = joinAlternatives(
@@ -128,7 +195,8 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
     // 'm->weight = t', 'm->weight.set_data(t)': a member given another tensor.
     if (Result != DeviceKind::Unknown &&
         !match(writesTo(memberExpr(
-                   hasObjectExpression(ignoringParenImpCasts(holderArrow(Var))),
+                   hasObjectExpression(ignoringParenImpCasts(
+                       anyOf(holderArrow(Var), submoduleArrow(Var)))),
                    member(fieldDecl()))),
                Body, Context)
              .empty())
@@ -138,11 +206,42 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
   return Result;
 }
 
+DeviceKind ModuleDevices::projectModuleFact(const CXXRecordDecl &Module,
+                                            llvm::StringRef Fact) {
+  const ProjectFacts *Facts = Devices.projectFacts();
+  if (!Facts || !isProjectModule(Module))
+    return DeviceKind::Unknown;
+  std::string Key = projectModuleKey(Module, Fact);
+  const ProjectFacts::ReturnDevice *Returns =
+      Key.empty() ? nullptr : Facts->returnDevice(Key);
+  if (!Returns || Returns->Device != DeviceKind::CPU)
+    return DeviceKind::Unknown;
+  return DeviceKind::CPU;
+}
+
 DeviceKind ModuleDevices::moduleForwardDevice(
     const Expr *Holder, llvm::ArrayRef<const Expr *> Args, unsigned Depth) {
   const CXXRecordDecl *Module = heldModule(Holder->getType());
-  if (!Module || !isLibraryLeafModule(*Module))
+  if (!Module)
     return DeviceKind::Unknown;
+  // A project module's forward that, the project facts say, returns a CPU
+  // tensor when its inputs and its state are on the CPU.
+  if (!isLibraryLeafModule(*Module)) {
+    const CXXMethodDecl *Forward = moduleForward(*Module);
+    if (!Forward ||
+        projectModuleFact(*Module, ModuleForwardFact) != DeviceKind::CPU)
+      return DeviceKind::Unknown;
+    DeviceKind Result = moduleDevice(Holder, Depth + 1);
+    for (unsigned I = 0; I < Args.size(); ++I) {
+      if (I >= Forward->getNumParams() ||
+          (!isTensorType(Forward->getParamDecl(I)->getType()) &&
+           mayCarryDevice(Forward->getParamDecl(I)->getType())))
+        return DeviceKind::Unknown;
+      if (isTensorType(Args[I]->getType()))
+        Result = combineInputs(Result, Devices.tensorDevice(Args[I], Depth + 1));
+    }
+    return Result;
+  }
   // A leaf module's forward computes from its inputs, parameters and
   // buffers, which ATen requires on one device: a CUDA input makes a CUDA
   // result whatever the module's device.

@@ -16,9 +16,11 @@
 #include "DeviceLattice.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace clang {
 class ASTContext;
+class CXXRecordDecl;
 class Expr;
 class VarDecl;
 namespace tidy::torch_sync {
@@ -53,6 +55,11 @@ public:
                                  unsigned Depth);
 
 private:
+  /// CPU when the project facts hold fact \p Fact (ProjectModules.h) of
+  /// the project module \p Module, and say CPU; Unknown otherwise.
+  DeviceKind projectModuleFact(const CXXRecordDecl &Module,
+                               llvm::StringRef Fact);
+
   ASTContext &Context;
   DeviceInference &Devices;
   llvm::DenseMap<const VarDecl *, DeviceKind> ModuleCache;

@@ -1,8 +1,10 @@
 //===--- ProjectFactsCheck.cpp - torch-sync-project-facts ------------------===//
 
 #include "ProjectFactsCheck.h"
+#include "DeviceInference.h"
 #include "LibTorchApi.h"
 #include "ProjectFacts.h"
+#include "ProjectModules.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -31,6 +33,7 @@ constexpr llvm::StringLiteral RegistrationId = "torch-sync-facts-registration";
 constexpr llvm::StringLiteral RegistrarId = "torch-sync-facts-registrar";
 constexpr llvm::StringLiteral ReturnValueId = "torch-sync-facts-return-value";
 constexpr llvm::StringLiteral ReturningId = "torch-sync-facts-returning";
+constexpr llvm::StringLiteral ModuleMemberId = "torch-sync-facts-module-member";
 
 std::string md5Hex(StringRef Data) {
   llvm::MD5 Hash;
@@ -161,6 +164,8 @@ void ProjectFactsCheck::onStartOfTranslationUnit() {
   Calls.clear();
   CallsSeen.clear();
   Returns = llvm::json::Object();
+  Hypothesis.reset();
+  HypothesisContext = nullptr;
   Callees.clear();
   Registered.clear();
   References.clear();
@@ -190,6 +195,13 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
           hasAncestor(functionDecl().bind(RegistrarId)))
           .bind(RegistrationId),
       this);
+  // The constructors and forward of the project's modules (ProjectModules.h).
+  Finder->addMatcher(
+      cxxMethodDecl(isDefinition(), unless(isExpansionInSystemHeader()),
+                    unless(isImplicit()),
+                    anyOf(cxxConstructorDecl(), hasName("forward")))
+          .bind(ModuleMemberId),
+      this);
   Finder->addMatcher(
       returnStmt(unless(isExpansionInSystemHeader()),
                  hasReturnValue(expr().bind(ReturnValueId)),
@@ -198,12 +210,67 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
       this);
 }
 
+void ProjectFactsCheck::recordModuleMember(const CXXMethodDecl &Method,
+                                           ASTContext &Context) {
+  const CXXRecordDecl &Module = *Method.getParent();
+  if (!isProjectModule(Module) ||
+      isInLibraryHeader(Method.getLocation(), Context.getSourceManager()))
+    return;
+  std::string Key;
+  llvm::json::Value Term = "Unknown";
+  if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&Method)) {
+    if (Constructor->isCopyOrMoveConstructor())
+      return; // a copy of a module that is already somewhere
+    Key = projectModuleKey(Module, ModuleConstructionFact);
+    if (constructsOnCpu(*Constructor, devices(Context), Context))
+      Term = "CPU";
+  } else {
+    const CXXMethodDecl *Forward = moduleForward(Module);
+    if (!Forward || Forward->getCanonicalDecl() != Method.getCanonicalDecl())
+      return;
+    Key = projectModuleKey(Module, ModuleForwardFact);
+    if (!Hypothesis || HypothesisContext != &Context) {
+      Hypothesis = std::make_unique<DeviceInference>(
+          Context, false, nullptr, /*AssumeModuleStateOnCpu=*/true);
+      HypothesisContext = &Context;
+    }
+    // CPU when every return is on the CPU, given CPU inputs and state.
+    bool Cpu = isTensorType(Method.getReturnType()) && Method.getBody();
+    unsigned Returns = 0;
+    if (Cpu)
+      for (const BoundNodes &Nodes :
+           match(findAll(returnStmt(forFunction(equalsNode(&Method)))
+                             .bind(ReturnValueId)),
+                 *Method.getBody(), Context)) {
+        const Expr *Value =
+            Nodes.getNodeAs<ReturnStmt>(ReturnValueId)->getRetValue();
+        ++Returns;
+        Cpu = Cpu && Value &&
+              Hypothesis->tensorDevice(Value) == DeviceKind::CPU;
+      }
+    if (Cpu && Returns > 0)
+      Term = "CPU";
+  }
+  if (Key.empty())
+    return;
+  llvm::json::Value &Terms = this->Returns[Key];
+  if (Terms.kind() != llvm::json::Value::Array)
+    Terms = llvm::json::Array();
+  llvm::json::Array &List = *Terms.getAsArray();
+  if (llvm::find(List, Term) == List.end())
+    List.push_back(std::move(Term));
+}
+
 void ProjectFactsCheck::checkSync(const MatchFinder::MatchResult &Result) {
   Context = Result.Context;
   const SourceManager &SM = *Result.SourceManager;
   const auto &Nodes = Result.Nodes;
   if (Nodes.getNodeAs<TranslationUnitDecl>(UnitId))
     return;
+  if (const auto *Member = Nodes.getNodeAs<CXXMethodDecl>(ModuleMemberId)) {
+    recordModuleMember(*Member, *Result.Context);
+    return;
+  }
   if (const auto *Call = Nodes.getNodeAs<CallExpr>(CallId)) {
     const auto *Callee = Nodes.getNodeAs<FunctionDecl>(CalleeId);
     if (!isInLibraryHeader(Call->getBeginLoc(), SM))

@@ -67,6 +67,9 @@ private:
   void addCall(std::string Callee, StringRef Via, SourceLocation Site,
                llvm::json::Object Arguments, ASTContext &Context);
   /// The fragment of the translation unit, as JSON.
+  /// Records what a constructor or the forward of a project module gives
+  /// (ProjectModules.h) under "returns".
+  void recordModuleMember(const CXXMethodDecl &Method, ASTContext &Context);
   llvm::json::Value fragment(ASTContext &Context) const;
   /// Writes \p Fragment into OutputDirectory, atomically; a failure is a
   /// configuration diagnostic.
@@ -77,6 +80,10 @@ private:
   llvm::json::Array Calls;
   llvm::StringSet<> CallsSeen;
   llvm::json::Object Returns;
+  /// The inference that assumes the state and inputs of project modules on
+  /// the CPU, for their forwards; rebuilt per translation unit.
+  std::unique_ptr<DeviceInference> Hypothesis;
+  const ASTContext *HypothesisContext = nullptr;
   llvm::SmallPtrSet<const DeclRefExpr *, 32> Callees;
   llvm::SmallPtrSet<const DeclRefExpr *, 8> Registered;
   std::vector<Reference> References;

@@ -1,0 +1,155 @@
+//===--- ProjectModules.cpp - facts about the project's torch::nn modules --===//
+
+#include "ProjectModules.h"
+#include "DeviceInference.h"
+#include "DeviceTypes.h"
+#include "DeviceWrites.h"
+#include "LibTorchApi.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+/// Whether \p E builds a module holder whose module is on the CPU: a
+/// LibTorch leaf module without a tensor or module argument, or an empty
+/// holder ('Linear fc{nullptr}').
+bool isCpuLeafConstruction(const Expr *E, ASTContext &Context) {
+  const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(strip(E));
+  if (!Construct)
+    return false;
+  const CXXRecordDecl *Module = heldModule(Construct->getType());
+  if (!Module || !isLibraryLeafModule(*Module))
+    return false;
+  if (Construct->getNumArgs() == 1 &&
+      Construct->getArg(0)->getType()->isNullPtrType())
+    return true;
+  return llvm::none_of(Construct->arguments(), [&](const Expr *Arg) {
+    return mayHandOverDevice(*Arg, Context);
+  });
+}
+
+/// Whether \p E names a member of the class under construction.
+bool isOwnMember(const Expr *E, const CXXRecordDecl &Class) {
+  const auto *Member = dyn_cast_or_null<MemberExpr>(strip(E));
+  return Member && isa<CXXThisExpr>(Member->getBase()->IgnoreParenImpCasts()) &&
+         isa<FieldDecl>(Member->getMemberDecl()) &&
+         cast<FieldDecl>(Member->getMemberDecl())->getParent() == &Class;
+}
+
+/// Whether the value \p E given to a member or a registration keeps the
+/// module's state on the CPU.
+bool isCpuState(const Expr *E, const CXXRecordDecl &Class,
+                DeviceInference &Devices, ASTContext &Context) {
+  if (!mayCarryDevice(E->getType()))
+    return true;
+  if (isOwnMember(E, Class))
+    return true; // checked at its initializer
+  if (heldModule(E->getType()))
+    return isCpuLeafConstruction(E, Context);
+  return isTensorType(E->getType()) &&
+         Devices.tensorDevice(E) == DeviceKind::CPU;
+}
+
+/// Whether \p S is 'register_X(name, value)' on this, or 'member =
+/// register_X(...)', 'member = Leaf(options)', with CPU values.
+bool isCpuRegistration(const Stmt *S, const CXXRecordDecl &Class,
+                       DeviceInference &Devices, ASTContext &Context) {
+  const auto *E = dyn_cast_or_null<Expr>(S);
+  if (!E)
+    return false;
+  E = E->IgnoreImplicit();
+  if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(E)) {
+    if (Assign->getOperator() != OO_Equal || Assign->getNumArgs() != 2 ||
+        !isOwnMember(Assign->getArg(0), Class))
+      return false;
+    const Expr *Value = Assign->getArg(1)->IgnoreImplicit();
+    return isa<CXXMemberCallExpr>(Value)
+               ? isCpuRegistration(Value, Class, Devices, Context)
+               : isCpuState(Assign->getArg(1), Class, Devices, Context);
+  }
+  const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
+  const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
+  if (!Method || !Method->getIdentifier() ||
+      !isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+    return false;
+  StringRef Name = Method->getName();
+  if (Name != "register_module" && Name != "register_parameter" &&
+      Name != "register_buffer")
+    return false;
+  return llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
+    return isCpuState(Arg, Class, Devices, Context);
+  });
+}
+
+} // namespace
+
+std::string projectModuleKey(const CXXRecordDecl &Module, StringRef Fact) {
+  if (!Module.isExternallyVisible() || Module.isLocalClass() ||
+      Module.isDependentContext())
+    return "";
+  return ("module " + Module.getQualifiedNameAsString() + "::" + Fact).str();
+}
+
+const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module) {
+  const CXXMethodDecl *Found = nullptr;
+  for (const Decl *Member : Module.decls()) {
+    if (const auto *Template = dyn_cast<FunctionTemplateDecl>(Member)) {
+      if (Template->getName() == "forward")
+        return nullptr;
+      continue;
+    }
+    const auto *Method = dyn_cast<CXXMethodDecl>(Member);
+    if (!Method || !Method->getIdentifier() || Method->getName() != "forward")
+      continue;
+    if (Found && Found->getCanonicalDecl() != Method->getCanonicalDecl())
+      return nullptr;
+    Found = Method;
+  }
+  return Found;
+}
+
+bool constructsOnCpu(const CXXConstructorDecl &Constructor,
+                     DeviceInference &Devices, ASTContext &Context) {
+  const CXXRecordDecl &Class = *Constructor.getParent();
+  // The state of a base other than torch::nn::Module's is not seen.
+  for (const CXXBaseSpecifier &Base : Class.bases()) {
+    const CXXRecordDecl *Record = Base.getType()->getAsCXXRecordDecl();
+    if (!isNamedClass(Record, "Module", {"torch", "nn"}) &&
+        !isNamedClass(Record, "Cloneable", {"torch", "nn"}))
+      return false;
+  }
+  for (const FieldDecl *Field : Class.fields()) {
+    if (!mayCarryDevice(Field->getType()))
+      continue;
+    const Expr *Init = nullptr;
+    for (const CXXCtorInitializer *Initializer : Constructor.inits())
+      if (Initializer->getMember() == Field)
+        Init = Initializer->getInit();
+    if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Init))
+      Init = Default->getExpr();
+    const auto *Construct =
+        dyn_cast_or_null<CXXConstructExpr>(Init ? Init->IgnoreImplicit() : nullptr);
+    // A tensor left undefined, a leaf module built by its default constructor.
+    if (!Init || (Construct && Construct->getNumArgs() == 0)) {
+      const CXXRecordDecl *Module = heldModule(Field->getType());
+      if (!isTensorType(Field->getType()) &&
+          !(Module && isLibraryLeafModule(*Module)))
+        return false;
+      continue;
+    }
+    if (!isCpuState(Init, Class, Devices, Context))
+      return false;
+  }
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Constructor.getBody());
+  if (!Body)
+    return false;
+  return llvm::all_of(Body->body(), [&](const Stmt *S) {
+    return isCpuRegistration(S, Class, Devices, Context);
+  });
+}
+
+} // namespace clang::tidy::torch_sync
