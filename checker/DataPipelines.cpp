@@ -4,6 +4,8 @@
 #include "DeviceTypes.h"
 #include "DeviceWrites.h"
 #include "LibTorchApi.h"
+#include "ProjectFacts.h"
+#include "ProjectModules.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -24,7 +26,15 @@ DeviceKind DataPipelines::exampleMemberDevice(const MemberExpr &Member) {
       Field ? dyn_cast<CXXRecordDecl>(Field->getParent()) : nullptr;
   if (!isNamedClass(Example, "Example", {"torch", "data"}))
     return DeviceKind::Unknown;
-  if (datasetYieldsCpu(exampleDataset(Member.getBase()), ProjectDatasetsOnCPU))
+  auto ProjectDatasetOnCpu = [&](const CXXRecordDecl &Dataset) {
+    if (ProjectDatasetsOnCPU)
+      return true;
+    std::string Key = projectModuleKey(Dataset, DatasetGetFact);
+    const ProjectFacts::ReturnDevice *Returns =
+        Facts && !Key.empty() ? Facts->returnDevice(Key) : nullptr;
+    return Returns && Returns->Device == DeviceKind::CPU;
+  };
+  if (datasetYieldsCpu(exampleDataset(Member.getBase()), ProjectDatasetOnCpu))
     return DeviceKind::CPU;
   bool IsLoader = false;
   const Expr *Source = exampleSource(Member.getBase(), IsLoader);

@@ -22,6 +22,7 @@ class MemberExpr;
 namespace tidy::torch_sync {
 
 class DeviceWrites;
+class ProjectFacts;
 
 /// The torch::data pipelines of one translation unit. \p Writes gives the
 /// single values of local variables; with \p ProjectDatasetsOnCPU (option
@@ -29,10 +30,12 @@ class DeviceWrites;
 /// made on the CPU.
 class DataPipelines {
 public:
+  /// With \p Facts, a project dataset whose 'get' the project facts found
+  /// to return CPU examples (ProjectModules.h) counts as made on the CPU.
   DataPipelines(ASTContext &Context, DeviceWrites &Writes,
-                bool ProjectDatasetsOnCPU)
+                bool ProjectDatasetsOnCPU, const ProjectFacts *Facts)
       : Context(Context), Writes(Writes),
-        ProjectDatasetsOnCPU(ProjectDatasetsOnCPU) {}
+        ProjectDatasetsOnCPU(ProjectDatasetsOnCPU), Facts(Facts) {}
 
   /// The device of \p Member, the 'data' or 'target' of a
   /// torch::data::Example: CPU when its dataset makes its examples on the
@@ -67,6 +70,7 @@ private:
   ASTContext &Context;
   DeviceWrites &Writes;
   const bool ProjectDatasetsOnCPU;
+  const ProjectFacts *const Facts;
 };
 
 } // namespace tidy::torch_sync

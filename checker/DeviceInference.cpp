@@ -35,7 +35,7 @@ DeviceInference::DeviceInference(ASTContext &Context,
     : Context(Context), Facts(Facts),
       AssumeModuleStateOnCpu(AssumeModuleStateOnCpu), Writes(Context),
       Guards(Context, *this, Writes), Modules(Context, *this),
-      Data(Context, Writes, ProjectDatasetsOnCPU), Sites(Context, *this) {}
+      Data(Context, Writes, ProjectDatasetsOnCPU, Facts), Sites(Context, *this) {}
 
 DeviceInference::~DeviceInference() = default;
 
@@ -324,6 +324,27 @@ DeviceKind DeviceInference::definedReturnDevice(const FunctionDecl &Callee,
   return Result;
 }
 
+DeviceKind DeviceInference::privateMemberDevice(const FieldDecl &Field,
+                                                unsigned Depth) {
+  auto Cached = MemberCache.find(&Field);
+  if (Cached != MemberCache.end())
+    return Cached->second;
+  MemberCache[&Field] = DeviceKind::Unspecified; // in progress
+  DeviceKind Result = DeviceKind::Unknown;
+  if (auto Values = Writes.privateMemberValues(Field); Values && !Values->empty()) {
+    Result = DeviceKind::Unspecified;
+    for (const Expr *Value : *Values) {
+      Result = joinAlternatives(Result, tensorDevice(Value, Depth + 1));
+      if (Result == DeviceKind::Unknown)
+        break;
+    }
+    if (Result == DeviceKind::Unspecified)
+      Result = DeviceKind::Unknown;
+  }
+  MemberCache[&Field] = Result;
+  return Result;
+}
+
 DeviceKind DeviceInference::bindingDevice(const BindingDecl &Binding,
                                           unsigned Depth) {
   // 'auto [x, y] = f();' over a std::pair or std::tuple by value: element k
@@ -427,6 +448,11 @@ DeviceKind DeviceInference::functionCallDevice(const CallExpr &Call,
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee || !isTensorType(Call.getType()))
     return DeviceKind::Unknown;
+  // 'std::move(t)' is 't'.
+  if (Callee->isInStdNamespace() && Callee->getIdentifier() &&
+      (Callee->getName() == "move" || Callee->getName() == "forward") &&
+      Call.getNumArgs() == 1)
+    return tensorDevice(Call.getArg(0), Depth + 1);
   // The functional API of torch::nn ('torch::nn::functional::mse_loss')
   // computes with ATen on its tensor inputs, and on the tensors its options
   // carry, if any.
@@ -512,6 +538,20 @@ DeviceKind DeviceInference::memberDevice(const MemberExpr &Member,
   const auto *Field = dyn_cast<FieldDecl>(Member.getMemberDecl());
   if (!Field || !isTensorType(Field->getType()))
     return DeviceKind::Unknown;
+  // 'pair.first', 'pair.second' of a std::pair.
+  if (!Member.isArrow() && isStdPairOrTuple(Member.getBase()->getType()) &&
+      Field->getIdentifier() &&
+      (Field->getName() == "first" || Field->getName() == "second"))
+    return tupleElementDevice(Member.getBase(),
+                              Field->getName() == "first" ? 0 : 1, Depth + 1);
+  // 'this->images_', a private member of a class all of whose members this
+  // translation unit defines: the join of what they give it. Not in a
+  // module: 'to()' moves the tensors it registered, members included
+  // (set_data, torch/csrc/api/src/nn/module.cpp).
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!AssumeModuleStateOnCpu && Class && !isProjectModule(*Class) &&
+      isa<CXXThisExpr>(Member.getBase()->IgnoreParenImpCasts()))
+    return privateMemberDevice(*Field, Depth);
   // 'this->weight' under the project pass's hypothesis.
   if (AssumeModuleStateOnCpu &&
       isa<CXXThisExpr>(Member.getBase()->IgnoreParenImpCasts()) &&

@@ -45,6 +45,7 @@ class ASTContext;
 class BindingDecl;
 class CXXConstructExpr;
 class CXXMemberCallExpr;
+class FieldDecl;
 class CallExpr;
 class FunctionDecl;
 class MemberExpr;
@@ -164,6 +165,10 @@ private:
   /// unit (not virtual, not a library's), returns: the join of its returns,
   /// its parameters taking what parameterDevice gives; Unknown otherwise.
   DeviceKind definedReturnDevice(const FunctionDecl &Callee, unsigned Depth);
+  /// The device of the private tensor member \p Field read in a member of
+  /// its class: the join of the values it is given (DeviceWrites,
+  /// privateMemberValues); Unknown when not all of them are seen.
+  DeviceKind privateMemberDevice(const FieldDecl &Field, unsigned Depth);
   /// The device of a structured binding of a pair or tuple by value:
   /// tupleElementDevice of its initializer.
   DeviceKind bindingDevice(const BindingDecl &Binding, unsigned Depth);
@@ -215,6 +220,9 @@ private:
   /// Cached definedReturnDevice results; a function being analysed maps to
   /// Unspecified.
   llvm::DenseMap<const FunctionDecl *, DeviceKind> ReturnCache;
+  /// Cached privateMemberDevice results; a member being analysed maps to
+  /// Unspecified.
+  llvm::DenseMap<const FieldDecl *, DeviceKind> MemberCache;
   /// The CFG and statement order of each function that reachingDevice asked.
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReachingWrites>>
       FunctionFlows;

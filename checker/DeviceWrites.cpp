@@ -6,6 +6,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -161,6 +162,46 @@ bool DeviceWrites::isNeverWritten(const VarDecl &Var) {
                     .empty();
   NeverWrittenCache[&Var] = Result;
   return Result;
+}
+
+std::optional<llvm::SmallVector<const Expr *, 4>>
+DeviceWrites::privateMemberValues(const FieldDecl &Field) {
+  const auto *Class = dyn_cast<CXXRecordDecl>(Field.getParent());
+  if (!Class || Field.getAccess() != AS_private || Class->hasFriends() ||
+      Class->isDependentContext() ||
+      isa<ClassTemplateSpecializationDecl>(Class))
+    return std::nullopt;
+  llvm::SmallVector<const Expr *, 4> Values;
+  if (const Expr *Init = Field.getInClassInitializer())
+    Values.push_back(Init);
+  auto Member = memberExpr(member(fieldDecl(equalsNode(&Field))));
+  for (const Decl *D : Class->decls()) {
+    if (isa<FunctionTemplateDecl>(D))
+      return std::nullopt;
+    const auto *Method = dyn_cast<CXXMethodDecl>(D);
+    if (!Method || Method->isImplicit() || Method->isDeleted() ||
+        Method->isDefaulted())
+      continue;
+    QualType Returned = Method->getReturnType();
+    if ((Returned->isReferenceType() || Returned->isPointerType()) &&
+        !Returned->getPointeeType().isConstQualified())
+      return std::nullopt;
+    const FunctionDecl *Definition = Method->getDefinition();
+    if (!Definition || !Definition->getBody())
+      return std::nullopt;
+    if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(Definition))
+      for (const CXXCtorInitializer *Initializer : Constructor->inits())
+        if (Initializer->getMember() == &Field && Initializer->isWritten())
+          Values.push_back(Initializer->getInit());
+    for (const BoundNodes &Nodes :
+         match(writesTo(Member), *Definition->getBody(), Context)) {
+      if (Nodes.getNodeAs<Stmt>("escape") || Nodes.getNodeAs<Stmt>("tie"))
+        return std::nullopt;
+      if (const auto *Assigned = Nodes.getNodeAs<Expr>("assigned"))
+        Values.push_back(Assigned);
+    }
+  }
+  return Values;
 }
 
 std::optional<DeviceWrites::Writes>

@@ -29,6 +29,7 @@ namespace clang {
 class ASTContext;
 class CallExpr;
 class Expr;
+class FieldDecl;
 class Stmt;
 class VarDecl;
 namespace tidy::torch_sync {
@@ -89,6 +90,15 @@ public:
   /// when an escape lets code that is not seen write it, or the declaration
   /// of a variable other than a parameter is not found.
   std::optional<Writes> writesOf(const VarDecl &Var, const Stmt &Body);
+
+  /// The values that the private tensor member \p Field is given: its
+  /// default member initializer, its constructor initializers and the
+  /// assignments to it in the bodies of its class's members. std::nullopt
+  /// when code that is not seen may write it: the class has friends or is a
+  /// template, a member is not defined in this translation unit, returns a
+  /// non-const reference or pointer, or lets the member escape.
+  std::optional<llvm::SmallVector<const Expr *, 4>>
+  privateMemberValues(const FieldDecl &Field);
 
 private:
   ASTContext &Context;

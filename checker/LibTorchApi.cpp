@@ -203,7 +203,13 @@ QualType loaderDataset(QualType Loader) {
   return QualType();
 }
 
-bool datasetYieldsCpu(QualType Dataset, bool ProjectDatasets) {
+bool isProjectDatasetClass(const CXXRecordDecl &Record) {
+  return !isInNamespace(&Record, {"torch"}) && isProjectDataset(&Record);
+}
+
+bool datasetYieldsCpu(
+    QualType Dataset,
+    llvm::function_ref<bool(const CXXRecordDecl &)> ProjectDatasetOnCpu) {
   for (unsigned Depth = 0; Depth < 16; ++Depth) {
     if (Dataset.isNull())
       return false;
@@ -216,8 +222,8 @@ bool datasetYieldsCpu(QualType Dataset, bool ProjectDatasets) {
       return true;
     const auto *Map = dyn_cast<ClassTemplateSpecializationDecl>(Record);
     if (!Map || !isNamedClass(Map, "MapDataset", {"torch", "data", "datasets"}))
-      return ProjectDatasets && !isInNamespace(Record, {"torch"}) &&
-             isProjectDataset(Record);
+      return !isInNamespace(Record, {"torch"}) && isProjectDataset(Record) &&
+             ProjectDatasetOnCpu(*Record);
     const auto *Transform = typeArgument(*Map, 1).isNull()
                                 ? nullptr
                                 : typeArgument(*Map, 1)->getAsCXXRecordDecl();

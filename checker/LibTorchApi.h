@@ -14,6 +14,7 @@
 #include "clang/AST/Type.h"
 #include "clang/Basic/OperatorKinds.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang {
@@ -68,9 +69,16 @@ QualType loaderDataset(QualType Loader);
 /// stddev tensors) and Stack (torch/data/transforms/stack.h: torch::stack).
 /// A project's own dataset (a class derived from
 /// torch::data::datasets::BatchDataset outside namespace torch) counts only
-/// with \p ProjectDatasets (the option ProjectDatasetsOnCPU); the lambda
-/// transforms, which may move the tensors anywhere, never do.
-bool datasetYieldsCpu(QualType Dataset, bool ProjectDatasets);
+/// when \p ProjectDatasetOnCpu says so of it (the option
+/// ProjectDatasetsOnCPU, or the project facts); the lambda transforms, which
+/// may move the tensors anywhere, never do.
+bool datasetYieldsCpu(
+    QualType Dataset,
+    llvm::function_ref<bool(const CXXRecordDecl &)> ProjectDatasetOnCpu);
+
+/// Whether \p Record is a dataset class of the project: derived from
+/// torch::data::datasets::BatchDataset, outside namespace torch.
+bool isProjectDatasetClass(const CXXRecordDecl &Record);
 
 /// Whether the examples of dataset type \p Dataset are stacked batches: its
 /// outermost MapDataset applies Stack, which returns torch::stack of the

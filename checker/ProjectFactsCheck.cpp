@@ -195,11 +195,12 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
           hasAncestor(functionDecl().bind(RegistrarId)))
           .bind(RegistrationId),
       this);
-  // The constructors and forward of the project's modules (ProjectModules.h).
+  // The constructors and forward of the project's modules, the 'get' of its
+  // datasets (ProjectModules.h).
   Finder->addMatcher(
       cxxMethodDecl(isDefinition(), unless(isExpansionInSystemHeader()),
                     unless(isImplicit()),
-                    anyOf(cxxConstructorDecl(), hasName("forward")))
+                    anyOf(cxxConstructorDecl(), hasAnyName("forward", "get")))
           .bind(ModuleMemberId),
       this);
   Finder->addMatcher(
@@ -213,12 +214,19 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
 void ProjectFactsCheck::recordModuleMember(const CXXMethodDecl &Method,
                                            ASTContext &Context) {
   const CXXRecordDecl &Module = *Method.getParent();
-  if (!isProjectModule(Module) ||
-      isInLibraryHeader(Method.getLocation(), Context.getSourceManager()))
+  if (isInLibraryHeader(Method.getLocation(), Context.getSourceManager()))
     return;
   std::string Key;
   llvm::json::Value Term = "Unknown";
-  if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&Method)) {
+  if (isProjectDatasetClass(Module)) {
+    if (!Method.getIdentifier() || Method.getName() != "get")
+      return;
+    Key = projectModuleKey(Module, DatasetGetFact);
+    if (returnsCpuExamples(Method, devices(Context), Context))
+      Term = "CPU";
+  } else if (!isProjectModule(Module)) {
+    return;
+  } else if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&Method)) {
     if (Constructor->isCopyOrMoveConstructor())
       return; // a copy of a module that is already somewhere
     Key = projectModuleKey(Module, ModuleConstructionFact);

@@ -9,6 +9,10 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_sync {
 
@@ -91,7 +95,7 @@ std::string projectModuleKey(const CXXRecordDecl &Module, StringRef Fact) {
   if (!Module.isExternallyVisible() || Module.isLocalClass() ||
       Module.isDependentContext())
     return "";
-  return ("module " + Module.getQualifiedNameAsString() + "::" + Fact).str();
+  return ("class " + Module.getQualifiedNameAsString() + "::" + Fact).str();
 }
 
 const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module) {
@@ -110,6 +114,34 @@ const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module) {
     Found = Method;
   }
   return Found;
+}
+
+bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
+                        ASTContext &Context) {
+  if (!Get.getBody())
+    return false;
+  unsigned Returns = 0;
+  for (const BoundNodes &Nodes :
+       match(findAll(returnStmt(forFunction(equalsNode(&Get))).bind("return")),
+             *Get.getBody(), Context)) {
+    const Expr *Value = strip(Nodes.getNodeAs<ReturnStmt>("return")->getRetValue());
+    ++Returns;
+    // 'return {data, target};', 'return Example<>(data, target);'
+    llvm::ArrayRef<const Expr *> Parts;
+    if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Value))
+      Parts = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
+    else if (const auto *List = dyn_cast_or_null<InitListExpr>(Value))
+      Parts = llvm::ArrayRef(List->getInits(), List->getNumInits());
+    const auto *Record = Value ? Value->getType()->getAsCXXRecordDecl() : nullptr;
+    if (!isNamedClass(Record, "Example", {"torch", "data"}) || Parts.empty())
+      return false;
+    for (const Expr *Part : Parts)
+      if (mayCarryDevice(Part->getType()) &&
+          (!isTensorType(Part->getType()) ||
+           Devices.tensorDevice(Part) != DeviceKind::CPU))
+        return false;
+  }
+  return Returns > 0;
 }
 
 bool constructsOnCpu(const CXXConstructorDecl &Constructor,

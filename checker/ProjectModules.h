@@ -28,9 +28,12 @@ class DeviceInference;
 constexpr llvm::StringRef ModuleConstructionFact = "(construction)";
 /// The fact of a project module's forward (projectModuleKey).
 constexpr llvm::StringRef ModuleForwardFact = "forward";
+/// The fact of a project dataset's 'get': CPU when every example it returns
+/// is built from CPU tensors (projectModuleKey).
+constexpr llvm::StringRef DatasetGetFact = "get";
 
-/// The key of fact \p Fact about the project module class \p Module in the
-/// project facts: "module <qualified name>::<Fact>". Empty for a class
+/// The key of fact \p Fact about the project module or dataset class
+/// \p Module in the project facts: "class <qualified name>::<Fact>". Empty for a class
 /// without external linkage (its name may mean another class in another
 /// file), a local class or a template pattern.
 std::string projectModuleKey(const CXXRecordDecl &Module, llvm::StringRef Fact);
@@ -46,6 +49,11 @@ const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module);
 /// \p Devices finds on the CPU, and its body only registers such members
 /// ('register_module', 'register_parameter', 'register_buffer', alone or
 /// assigned to a member). Any other statement makes it false.
+/// Whether every example that the dataset method \p Get returns is a
+/// torch::data::Example built from tensors that \p Devices finds on the CPU.
+bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
+                        ASTContext &Context);
+
 bool constructsOnCpu(const CXXConstructorDecl &Constructor,
                      DeviceInference &Devices, ASTContext &Context);
 
