@@ -65,6 +65,16 @@ auto moduleUses(const VarDecl &Var) {
       // 'm->to(device)' moves every parameter and buffer (module.cpp).
       cxxMemberCallExpr(on(Arrow), callee(cxxMethodDecl(hasName("to"))))
           .bind("move"),
+      // 'm = Net()' gives the holder another module; 'torch::load(m, path)'
+      // may move its tensors to the saved ones' devices
+      // (torch/csrc/api/src/serialize/input-archive.cpp, set_data). Both are
+      // read in program order (ReachingWrites).
+      cxxOperatorCallExpr(hasOverloadedOperatorName("="), hasArgument(0, Ref),
+                          hasArgument(1, expr().bind("assigned")))
+          .bind("replace"),
+      callExpr(callee(functionDecl(hasName("::torch::load"))),
+               hasArgument(0, Ref))
+          .bind("replace"),
       // 'Optimizer(m->parameters(), options)': the optimizers of torch::optim
       // update the parameters in place (torch/csrc/api/src/optim/*.cpp).
       cxxConstructExpr(
@@ -116,7 +126,7 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
     return DeviceKind::Unknown;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    return Var ? moduleVariableDevice(*Var, Depth) : DeviceKind::Unknown;
+    return Var ? moduleVariableDevice(*Var, Ref, Depth) : DeviceKind::Unknown;
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
     // 'this->fc' under the project pass's hypothesis.
@@ -158,6 +168,31 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
 }
 
 DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
+                                                 const DeclRefExpr *Use,
+                                                 unsigned Depth) {
+  DeviceKind Joined = moduleVariableDevice(Var, Depth);
+  auto Found = Replaced.find(&Var);
+  if (Found == Replaced.end() || !Use || Joined != DeviceKind::Unknown)
+    return Joined;
+  // The holder is given another module, or loaded: the writes that reach
+  // the use decide.
+  const VariableWrites &State = Found->second;
+  const auto *Function =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  std::unique_ptr<ReachingWrites> &Flow = Flows[Function];
+  if (!Flow)
+    Flow = std::make_unique<ReachingWrites>(*Function, Context);
+  auto Reaching = Flow->reaching(State.Statements, *Use);
+  if (!Reaching || Reaching->empty())
+    return DeviceKind::Unknown;
+  DeviceKind Result = DeviceKind::Unspecified;
+  for (const Stmt *Write : *Reaching)
+    Result = joinAlternatives(Result, Write ? State.Devices.lookup(Write)
+                                            : DeviceKind::Unknown);
+  return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
+}
+
+DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
                                                  unsigned Depth) {
   if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
       Var.getType()->isReferenceType())
@@ -177,30 +212,56 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
     // Every use of the holder must be one that keeps the module where it is,
     // or a move to a known device.
     llvm::SmallPtrSet<const DeclRefExpr *, 8> Kept;
+    VariableWrites State;
+    for (const auto &Parent : Context.getParents(Var))
+      if (const auto *Declaration = Parent.get<DeclStmt>()) {
+        State.Statements.push_back(Declaration);
+        State.Devices[Declaration] = Result;
+      }
+    bool HasReplacement = false;
     for (const BoundNodes &Nodes : match(moduleUses(Var), Body, Context)) {
       if (const auto *List = Nodes.getNodeAs<VarDecl>("list"))
         if (!readsOnlySizes(*List, Body, Context))
           continue; // the parameters may be given another tensor
       Kept.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
-      if (const auto *Move = Nodes.getNodeAs<CXXMemberCallExpr>("move"))
-        Result = joinAlternatives(
-            Result, Move->getNumArgs() == 0
-                        ? DeviceKind::Unknown
-                        : Devices.targetDevice(Move->getArg(0), Depth + 1));
+      if (const auto *Move = Nodes.getNodeAs<CXXMemberCallExpr>("move")) {
+        DeviceKind Target =
+            Move->getNumArgs() == 0
+                ? DeviceKind::Unknown
+                : Devices.targetDevice(Move->getArg(0), Depth + 1);
+        Result = joinAlternatives(Result, Target);
+        State.Statements.push_back(Move);
+        State.Devices[Move] = Target;
+      }
+      if (const auto *Replace = Nodes.getNodeAs<Expr>("replace")) {
+        const Expr *Assigned = Nodes.getNodeAs<Expr>("assigned");
+        DeviceKind Given =
+            Assigned && isa<CXXConstructExpr>(strip(Assigned))
+                ? moduleDevice(Assigned, Depth + 1)
+                : DeviceKind::Unknown;
+        Result = joinAlternatives(Result, Given);
+        State.Statements.push_back(Replace);
+        State.Devices[Replace] = Given;
+        HasReplacement = true;
+      }
     }
+    bool AllKept = true;
     for (const BoundNodes &Nodes :
          match(findAll(refersTo(Var).bind("ref")), Body, Context))
       if (!Kept.contains(Nodes.getNodeAs<DeclRefExpr>("ref")))
-        Result = DeviceKind::Unknown;
+        AllKept = false;
     // 'm->weight = t', 'm->weight.set_data(t)': a member given another tensor.
-    if (Result != DeviceKind::Unknown &&
+    bool MemberWritten =
         !match(writesTo(memberExpr(
                    hasObjectExpression(ignoringParenImpCasts(
                        anyOf(holderArrow(Var), submoduleArrow(Var)))),
                    member(fieldDecl()))),
                Body, Context)
-             .empty())
+             .empty();
+    if (!AllKept || MemberWritten)
       Result = DeviceKind::Unknown;
+    else if (HasReplacement && Result == DeviceKind::Unknown)
+      Replaced[&Var] = std::move(State);
   }
   ModuleCache[&Var] = Result;
   return Result;

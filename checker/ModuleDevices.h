@@ -14,13 +14,18 @@
 #define TORCH_SYNC_MODULEDEVICES_H
 
 #include "DeviceLattice.h"
+#include "ReachingWrites.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
+#include <memory>
 
 namespace clang {
 class ASTContext;
 class CXXRecordDecl;
+class DeclRefExpr;
+class FunctionDecl;
+class Stmt;
 class Expr;
 class VarDecl;
 namespace tidy::torch_sync {
@@ -47,6 +52,13 @@ public:
   /// globals.
   DeviceKind moduleVariableDevice(const VarDecl &Var, unsigned Depth);
 
+  /// moduleVariableDevice of \p Var read at \p Use: where the holder is
+  /// given another module or loaded ('m = Net()', 'torch::load(m, path)'),
+  /// the join of the writes that reach \p Use (its construction, moves,
+  /// assignments; a load is Unknown), along the function's CFG.
+  DeviceKind moduleVariableDevice(const VarDecl &Var, const DeclRefExpr *Use,
+                                  unsigned Depth);
+
   /// The device of the result of the library module \p Holder's forward on
   /// the arguments \p Args: combineInputs of the module's device and the
   /// tensor arguments'; Unknown when \p Holder holds no library leaf module.
@@ -63,6 +75,15 @@ private:
   ASTContext &Context;
   DeviceInference &Devices;
   llvm::DenseMap<const VarDecl *, DeviceKind> ModuleCache;
+  /// The writes of a holder variable that is given another module or
+  /// loaded, and the device each leaves the module on.
+  struct VariableWrites {
+    llvm::SmallVector<const Stmt *, 4> Statements;
+    llvm::DenseMap<const Stmt *, DeviceKind> Devices;
+  };
+  llvm::DenseMap<const VarDecl *, VariableWrites> Replaced;
+  /// The CFG of each function that a flow query asked.
+  llvm::DenseMap<const FunctionDecl *, std::unique_ptr<ReachingWrites>> Flows;
 };
 
 } // namespace tidy::torch_sync
