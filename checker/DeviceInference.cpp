@@ -280,11 +280,7 @@ DeviceKind DeviceInference::tupleElementDevice(const Expr *E, unsigned Index,
       Callee->isInStdNamespace() || (Method && Method->isVirtual()))
     return DeviceKind::Unknown;
   DeviceKind Result = DeviceKind::Unspecified;
-  for (const BoundNodes &Nodes :
-       match(findAll(returnStmt(forFunction(equalsNode(Definition)))
-                         .bind("return")),
-             *Definition->getBody(), Context)) {
-    const Expr *Value = Nodes.getNodeAs<ReturnStmt>("return")->getRetValue();
+  for (const Expr *Value : returnValues(*Definition, Context)) {
     Result = joinAlternatives(Result,
                               Value ? tupleElementDevice(Value, Index, Depth + 1)
                                     : DeviceKind::Unknown);
@@ -308,11 +304,7 @@ DeviceKind DeviceInference::definedReturnDevice(const FunctionDecl &Callee,
                                                      : Cached->second;
   ReturnCache[Definition] = DeviceKind::Unspecified; // in progress
   DeviceKind Result = DeviceKind::Unspecified;
-  for (const BoundNodes &Nodes :
-       match(findAll(returnStmt(forFunction(equalsNode(Definition)))
-                         .bind("return")),
-             *Definition->getBody(), Context)) {
-    const Expr *Value = Nodes.getNodeAs<ReturnStmt>("return")->getRetValue();
+  for (const Expr *Value : returnValues(*Definition, Context)) {
     Result = joinAlternatives(Result, Value ? tensorDevice(Value, Depth + 1)
                                             : DeviceKind::Unknown);
     if (Result == DeviceKind::Unknown)

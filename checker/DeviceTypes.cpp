@@ -4,6 +4,8 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 
 namespace clang::tidy::torch_sync {
 
@@ -118,6 +120,22 @@ bool isTensorType(QualType T) {
   return topLevelNamespace(
              T.getNonReferenceType().getCanonicalType()->getAsRecordDecl()) ==
          "at";
+}
+
+llvm::SmallVector<const Expr *, 4> returnValues(const FunctionDecl &Definition,
+                                               ASTContext &Context) {
+  using namespace ast_matchers;
+  llvm::SmallVector<const Expr *, 4> Values;
+  if (!Definition.getBody())
+    return Values;
+  // 'forFunction' names the innermost function or lambda around the return,
+  // so a lambda's returns are not the definition's.
+  for (const BoundNodes &Nodes :
+       match(findAll(returnStmt(forFunction(equalsNode(&Definition)))
+                         .bind("return")),
+             *Definition.getBody(), Context))
+    Values.push_back(Nodes.getNodeAs<ReturnStmt>("return")->getRetValue());
+  return Values;
 }
 
 } // namespace clang::tidy::torch_sync

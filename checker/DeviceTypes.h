@@ -5,7 +5,8 @@
 // that names none; the name of a record or enum of LibTorch's namespaces;
 // whether a callee is LibTorch's own; and 'strip', which looks through the
 // implicit nodes, parentheses, default arguments and written casts around an
-// expression. A declaration counts as LibTorch's by its namespace (at, c10,
+// expression; 'returnValues', the values a function's definition returns. A
+// declaration counts as LibTorch's by its namespace (at, c10,
 // torch), not by the header it comes from.
 //
 //===----------------------------------------------------------------------===//
@@ -14,9 +15,11 @@
 #define TORCH_SYNC_DEVICETYPES_H
 
 #include "clang/AST/Type.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace clang {
+class ASTContext;
 class Decl;
 class Expr;
 class FunctionDecl;
@@ -73,6 +76,12 @@ const Expr *strip(const Expr *E);
 /// at::TensorList, '{mask, Slice()}' for TensorIndex indices), through the
 /// implicit ArrayRef / initializer_list construction; null for anything else.
 const InitListExpr *bracedList(const Expr *E);
+
+/// The value of each return statement in \p Definition's body, in source
+/// order: null for a 'return;'; the returns of lambdas and local classes
+/// inside it excluded. Empty when \p Definition has no body.
+llvm::SmallVector<const Expr *, 4> returnValues(const FunctionDecl &Definition,
+                                               ASTContext &Context);
 
 } // namespace tidy::torch_sync
 } // namespace clang

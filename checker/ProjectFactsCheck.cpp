@@ -230,7 +230,7 @@ void ProjectFactsCheck::recordModuleMember(const CXXMethodDecl &Method,
     if (Constructor->isCopyOrMoveConstructor())
       return; // a copy of a module that is already somewhere
     Key = projectModuleKey(Module, ModuleConstructionFact);
-    if (constructsOnCpu(*Constructor, devices(Context), Context))
+    if (constructsOnCpu(*Constructor, devices(Context)))
       Term = "CPU";
   } else {
     const CXXMethodDecl *Forward = moduleForward(Module);
@@ -246,12 +246,7 @@ void ProjectFactsCheck::recordModuleMember(const CXXMethodDecl &Method,
     bool Cpu = isTensorType(Method.getReturnType()) && Method.getBody();
     unsigned Returns = 0;
     if (Cpu)
-      for (const BoundNodes &Nodes :
-           match(findAll(returnStmt(forFunction(equalsNode(&Method)))
-                             .bind(ReturnValueId)),
-                 *Method.getBody(), Context)) {
-        const Expr *Value =
-            Nodes.getNodeAs<ReturnStmt>(ReturnValueId)->getRetValue();
+      for (const Expr *Value : returnValues(Method, Context)) {
         ++Returns;
         Cpu = Cpu && Value &&
               Hypothesis->tensorDevice(Value) == DeviceKind::CPU;

@@ -3,25 +3,20 @@
 #include "ProjectModules.h"
 #include "DeviceInference.h"
 #include "DeviceTypes.h"
-#include "DeviceWrites.h"
 #include "LibTorchApi.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
-#include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
-
-using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_sync {
 
 namespace {
 
 /// Whether \p E builds a module holder whose module is on the CPU: a
-/// LibTorch leaf module without a tensor or module argument, or an empty
-/// holder ('Linear fc{nullptr}').
-bool isCpuLeafConstruction(const Expr *E, ASTContext &Context) {
+/// LibTorch leaf module that ModuleDevices::moduleDevice finds on the CPU
+/// (no tensor or module argument), or an empty holder ('Linear fc{nullptr}').
+bool isCpuLeafConstruction(const Expr *E, DeviceInference &Devices) {
   const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(strip(E));
   if (!Construct)
     return false;
@@ -31,9 +26,8 @@ bool isCpuLeafConstruction(const Expr *E, ASTContext &Context) {
   if (Construct->getNumArgs() == 1 &&
       Construct->getArg(0)->getType()->isNullPtrType())
     return true;
-  return llvm::none_of(Construct->arguments(), [&](const Expr *Arg) {
-    return mayHandOverDevice(*Arg, Context);
-  });
+  return Devices.modules().moduleDevice(Construct, /*Depth=*/0) ==
+         DeviceKind::CPU;
 }
 
 /// Whether \p E names a member of the class under construction.
@@ -47,13 +41,13 @@ bool isOwnMember(const Expr *E, const CXXRecordDecl &Class) {
 /// Whether the value \p E given to a member or a registration keeps the
 /// module's state on the CPU.
 bool isCpuState(const Expr *E, const CXXRecordDecl &Class,
-                DeviceInference &Devices, ASTContext &Context) {
+                DeviceInference &Devices) {
   if (!mayCarryDevice(E->getType()))
     return true;
   if (isOwnMember(E, Class))
     return true; // checked at its initializer
   if (heldModule(E->getType()))
-    return isCpuLeafConstruction(E, Context);
+    return isCpuLeafConstruction(E, Devices);
   return isTensorType(E->getType()) &&
          Devices.tensorDevice(E) == DeviceKind::CPU;
 }
@@ -61,7 +55,7 @@ bool isCpuState(const Expr *E, const CXXRecordDecl &Class,
 /// Whether \p S is 'register_X(name, value)' on this, or 'member =
 /// register_X(...)', 'member = Leaf(options)', with CPU values.
 bool isCpuRegistration(const Stmt *S, const CXXRecordDecl &Class,
-                       DeviceInference &Devices, ASTContext &Context) {
+                       DeviceInference &Devices) {
   const auto *E = dyn_cast_or_null<Expr>(S);
   if (!E)
     return false;
@@ -72,8 +66,8 @@ bool isCpuRegistration(const Stmt *S, const CXXRecordDecl &Class,
       return false;
     const Expr *Value = Assign->getArg(1)->IgnoreImplicit();
     return isa<CXXMemberCallExpr>(Value)
-               ? isCpuRegistration(Value, Class, Devices, Context)
-               : isCpuState(Assign->getArg(1), Class, Devices, Context);
+               ? isCpuRegistration(Value, Class, Devices)
+               : isCpuState(Assign->getArg(1), Class, Devices);
   }
   const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
@@ -85,7 +79,7 @@ bool isCpuRegistration(const Stmt *S, const CXXRecordDecl &Class,
       Name != "register_buffer")
     return false;
   return llvm::all_of(Call->arguments(), [&](const Expr *Arg) {
-    return isCpuState(Arg, Class, Devices, Context);
+    return isCpuState(Arg, Class, Devices);
   });
 }
 
@@ -121,10 +115,8 @@ bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
   if (!Get.getBody())
     return false;
   unsigned Returns = 0;
-  for (const BoundNodes &Nodes :
-       match(findAll(returnStmt(forFunction(equalsNode(&Get))).bind("return")),
-             *Get.getBody(), Context)) {
-    const Expr *Value = strip(Nodes.getNodeAs<ReturnStmt>("return")->getRetValue());
+  for (const Expr *Returned : returnValues(Get, Context)) {
+    const Expr *Value = strip(Returned);
     ++Returns;
     // 'return {data, target};', 'return Example<>(data, target);'
     llvm::ArrayRef<const Expr *> Parts;
@@ -145,7 +137,7 @@ bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
 }
 
 bool constructsOnCpu(const CXXConstructorDecl &Constructor,
-                     DeviceInference &Devices, ASTContext &Context) {
+                     DeviceInference &Devices) {
   const CXXRecordDecl &Class = *Constructor.getParent();
   // The state of a base other than torch::nn::Module's is not seen.
   for (const CXXBaseSpecifier &Base : Class.bases()) {
@@ -173,14 +165,14 @@ bool constructsOnCpu(const CXXConstructorDecl &Constructor,
         return false;
       continue;
     }
-    if (!isCpuState(Init, Class, Devices, Context))
+    if (!isCpuState(Init, Class, Devices))
       return false;
   }
   const auto *Body = dyn_cast_or_null<CompoundStmt>(Constructor.getBody());
   if (!Body)
     return false;
   return llvm::all_of(Body->body(), [&](const Stmt *S) {
-    return isCpuRegistration(S, Class, Devices, Context);
+    return isCpuRegistration(S, Class, Devices);
   });
 }
 

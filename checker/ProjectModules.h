@@ -49,13 +49,13 @@ const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module);
 /// \p Devices finds on the CPU, and its body only registers such members
 /// ('register_module', 'register_parameter', 'register_buffer', alone or
 /// assigned to a member). Any other statement makes it false.
+bool constructsOnCpu(const CXXConstructorDecl &Constructor,
+                     DeviceInference &Devices);
+
 /// Whether every example that the dataset method \p Get returns is a
 /// torch::data::Example built from tensors that \p Devices finds on the CPU.
 bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
                         ASTContext &Context);
-
-bool constructsOnCpu(const CXXConstructorDecl &Constructor,
-                     DeviceInference &Devices, ASTContext &Context);
 
 } // namespace tidy::torch_sync
 } // namespace clang
