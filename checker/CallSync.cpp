@@ -474,13 +474,16 @@ std::optional<CallSync> transferSync(const CallExpr &Call,
   if (Call.getNumArgs() < 1)
     return std::nullopt;
   if (Name == "torch::save" || Name == "torch::pickle_save") {
-    // The value saved: a tensor on the host is written without a copy; a
-    // module, a list or an IValue may hold device tensors.
+    // The value saved: a tensor or a module on the host is written without
+    // a copy; a list or an IValue may hold device tensors.
     const Expr *Value = Call.getArg(0);
     bool IsTensor = isTensorType(Value->getType());
-    return synced(Fact,
-                  IsTensor ? Devices.tensorDevice(Value) : DeviceKind::Unknown,
-                  IsTensor ? Value : nullptr, Name.str());
+    DeviceKind Saved =
+        IsTensor ? Devices.tensorDevice(Value)
+        : heldModule(Value->getType())
+            ? Devices.modules().moduleDevice(Value, /*Depth=*/0)
+            : DeviceKind::Unknown;
+    return synced(Fact, Saved, IsTensor ? Value : nullptr, Name.str());
   }
   // torch::tensor and at::tensor: the data, then the options.
   if (Call.getNumArgs() < 2)

@@ -142,6 +142,11 @@ bool isLibraryLeafModule(const CXXRecordDecl &Module) {
   return !isInApiList(ApiList::ContainerModules, Module.getName());
 }
 
+bool isLibraryModuleSequence(const CXXRecordDecl &Module) {
+  return Module.getIdentifier() && isInNamespace(&Module, {"torch", "nn"}) &&
+         isInApiList(ApiList::ModuleSequences, Module.getName());
+}
+
 bool isProjectModule(const CXXRecordDecl &Module) {
   const CXXRecordDecl *Definition = Module.getDefinition();
   if (!Definition)

@@ -47,6 +47,11 @@ const CXXRecordDecl *heldModule(QualType T);
 /// parameters and buffers only.
 bool isLibraryLeafModule(const CXXRecordDecl &Module);
 
+/// Whether \p Module is torch::nn's Sequential or ModuleList (api list
+/// module_sequences): a container whose state is only the modules given to
+/// its constructor.
+bool isLibraryModuleSequence(const CXXRecordDecl &Module);
+
 /// Whether \p Module is a module class of the project: it derives from
 /// torch::nn::Module and is not in namespace torch.
 bool isProjectModule(const CXXRecordDecl &Module);

@@ -62,6 +62,11 @@ auto moduleUses(const VarDecl &Var) {
       cxxMemberCallExpr(on(Arrow),
                         callee(cxxMethodDecl(hasAnyName(
                             apiList(ApiList::ModuleMethodsKeepingDevice))))),
+      // 'torch::save(m, path)' writes copies of the parameters and buffers
+      // (torch/serialize.h, Module::save).
+      callExpr(callee(functionDecl(
+                   hasAnyName("::torch::save", "::torch::pickle_save"))),
+               hasArgument(0, Ref)),
       // 'm->to(device)' moves every parameter and buffer (module.cpp).
       cxxMemberCallExpr(on(Arrow), callee(cxxMethodDecl(hasName("to"))))
           .bind("move"),
@@ -153,6 +158,22 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
   const CXXRecordDecl *Module = heldModule(Construct->getType());
   if (!Module)
     return DeviceKind::Unknown;
+  // 'Sequential{Conv2d(...), ReLU()}': on the CPU when every module given is
+  // made there, in the argument itself (a holder variable given instead
+  // shares its module, which that variable may still move).
+  if (isLibraryModuleSequence(*Module)) {
+    for (const Expr *Arg : Construct->arguments()) {
+      if (!heldModule(Arg->getType())) {
+        if (mayHandOverDevice(*Arg, Context))
+          return DeviceKind::Unknown;
+        continue;
+      }
+      const auto *Made = dyn_cast_or_null<CXXConstructExpr>(strip(Arg));
+      if (!Made || moduleDevice(Made, Depth + 1) != DeviceKind::CPU)
+        return DeviceKind::Unknown;
+    }
+    return DeviceKind::CPU;
+  }
   // A project module whose constructors the project facts found to make
   // its state on the CPU.
   if (!isLibraryLeafModule(*Module) &&

@@ -13,15 +13,17 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 
-/// Whether \p E builds a module holder whose module is on the CPU: a
-/// LibTorch leaf module that ModuleDevices::moduleDevice finds on the CPU
-/// (no tensor or module argument), or an empty holder ('Linear fc{nullptr}').
-bool isCpuLeafConstruction(const Expr *E, DeviceInference &Devices) {
+/// Whether \p E builds a module holder whose module is on the CPU: a module
+/// of LibTorch that ModuleDevices::moduleDevice finds on the CPU (a leaf
+/// module without a tensor or module argument, a Sequential of such), or an
+/// empty holder ('Linear fc{nullptr}').
+bool isCpuModuleConstruction(const Expr *E, DeviceInference &Devices) {
   const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(strip(E));
-  if (!Construct)
-    return false;
-  const CXXRecordDecl *Module = heldModule(Construct->getType());
-  if (!Module || !isLibraryLeafModule(*Module))
+  const CXXRecordDecl *Module =
+      Construct ? heldModule(Construct->getType()) : nullptr;
+  // Another project module's state is that module's own fact, which this
+  // pass is computing.
+  if (!Module || isProjectModule(*Module))
     return false;
   if (Construct->getNumArgs() == 1 &&
       Construct->getArg(0)->getType()->isNullPtrType())
@@ -47,7 +49,7 @@ bool isCpuState(const Expr *E, const CXXRecordDecl &Class,
   if (isOwnMember(E, Class))
     return true; // checked at its initializer
   if (heldModule(E->getType()))
-    return isCpuLeafConstruction(E, Devices);
+    return isCpuModuleConstruction(E, Devices);
   return isTensorType(E->getType()) &&
          Devices.tensorDevice(E) == DeviceKind::CPU;
 }
@@ -161,7 +163,8 @@ bool constructsOnCpu(const CXXConstructorDecl &Constructor,
     if (!Init || (Construct && Construct->getNumArgs() == 0)) {
       const CXXRecordDecl *Module = heldModule(Field->getType());
       if (!isTensorType(Field->getType()) &&
-          !(Module && isLibraryLeafModule(*Module)))
+          !(Module && (isLibraryLeafModule(*Module) ||
+                       isLibraryModuleSequence(*Module))))
         return false;
       continue;
     }

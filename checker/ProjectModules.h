@@ -45,7 +45,8 @@ const CXXMethodDecl *moduleForward(const CXXRecordDecl &Module);
 /// Whether the constructor \p Constructor of a project module creates all of
 /// the module's state on the CPU: its bases are torch::nn::Module (or
 /// Cloneable), each member that may carry a device is a LibTorch leaf module
-/// built without a tensor or module argument (or empty), or a tensor that
+/// built without a tensor or module argument, a Sequential or ModuleList of
+/// such, an empty holder, or a tensor that
 /// \p Devices finds on the CPU, and its body only registers such members
 /// ('register_module', 'register_parameter', 'register_buffer', alone or
 /// assigned to a member). Any other statement makes it false.

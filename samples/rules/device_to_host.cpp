@@ -5,10 +5,10 @@
 // host or to the device, '.cuda()', 'copy_' across, 'torch::tensor' from a
 // host list on a device, 'at::tensor' on a device from a list or a single
 // value, 'torch::nn::Module::to', 'torch::jit::Module::to', 'torch::save' of
-// a device tensor) and one exempt_* function per sync-free twin it must stay
-// silent on (non_blocking copies with pinned memory, calls that stay on one
-// side, 'torch::tensor' of a single value or on the host, 'torch::save' of a
-// host tensor).
+// a device tensor or module) and one exempt_* function per sync-free twin it
+// must stay silent on (non_blocking copies with pinned memory, calls that
+// stay on one side, 'torch::tensor' of a single value or on the host,
+// 'torch::save' of a host tensor or module).
 //
 // Note: 'at::tensor(value, options)' and 'torch::tensor(value, options)'
 // differ: the first copies the value from the host (ATen/Utils.cpp), the
@@ -198,6 +198,22 @@ void exempt_torch_save_cpu() {
   torch::save(host, stream);
 }
 
+// torch::save of a module on the device copies each parameter to the host.
+void rule_torch_save_module(torch::Device device) {
+  torch::nn::Sequential model{torch::nn::Linear(8, 8), torch::nn::ReLU()};
+  model->to(device);
+  std::ostringstream stream;
+  torch::save(model, stream);
+}
+
+// Twin of rule_torch_save_module: torch::save of a Sequential of LibTorch's
+// leaf modules built on the host copies nothing.
+void exempt_torch_save_cpu_module() {
+  torch::nn::Sequential model{torch::nn::Linear(8, 8), torch::nn::ReLU()};
+  std::ostringstream stream;
+  torch::save(model, stream);
+}
+
 } // namespace
 
 int main() {
@@ -225,6 +241,8 @@ int main() {
   rule_jit_module_to(device);
   rule_torch_save(device);
   exempt_torch_save_cpu();
+  rule_torch_save_module(device);
+  exempt_torch_save_cpu_module();
   results.clear();
   return 0;
 }

@@ -5,7 +5,13 @@
 // torch::nn::Module::to(Device) copies every parameter and buffer; the GPU
 // suite saw one pageable host-to-device copy and one stream synchronize per
 // parameter (samples/training_loop_logging.cpp).
+#include <torch/nn/modules/activation.h>
+#include <torch/nn/modules/container/modulelist.h>
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
+#include <torch/serialize.h>
 
 void positiveModuleMoves(torch::Device device) {
   torch::nn::Linear model(4, 2);
@@ -29,4 +35,45 @@ void negativeModuleMoves() {
   model->to(torch::kHalf);
   model->to(torch::kCPU);
   model->to(torch::kCUDA, /*non_blocking=*/true);
+}
+
+// torch::save of a module copies each parameter on the device to the host
+// (census-frontend.tsv: 'torch::save | a CUDA torch::nn::Linear(64, 64)'):
+// reported unless the module is known to be on the CPU.
+void positiveModuleSaves(torch::nn::Sequential given, std::ostream &out) {
+  torch::nn::Sequential moved{torch::nn::Linear(4, 4), torch::nn::ReLU()};
+  moved->to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  torch::save(moved, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
+  torch::save(given, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
+  // A holder variable given to the container shares its module, which can
+  // still be moved through that variable.
+  torch::nn::Linear shared(4, 4);
+  torch::nn::Sequential sharing{shared};
+  shared->to(torch::kCUDA);
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:11: warning: 'torch::nn::Module::to' copies every parameter
+  torch::save(sharing, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
+}
+
+// Negative cases: a leaf module or a Sequential built in place from leaf
+// modules (pytorch-cpp's pytorch_basics), a ModuleList of them or an empty
+// Sequential is on the CPU;
+// a load after the save does not reach back to it.
+void negativeModuleSaves(std::ostream &out, std::istream &in) {
+  torch::nn::Sequential model{
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(1, 16, 3).stride(2)),
+      torch::nn::ReLU()};
+  torch::save(model, out);
+  torch::load(model, in);
+  torch::nn::Linear leaf(4, 2);
+  torch::save(leaf, out);
+  torch::nn::ModuleList list{torch::nn::Linear(2, 2), torch::nn::Dropout(0.5)};
+  torch::save(list, out);
+  torch::nn::Sequential none;
+  torch::save(none, out);
 }

@@ -14,5 +14,7 @@ int main() {
   float d = example.target.item<float>();
   torch::load(net, "net.pt");
   float e = net->forward(x).sum().item<float>();
-  return static_cast<int>(a + b + c + d + e);
+  Stack stack;
+  float f = stack->scale.sum().item<float>();
+  return static_cast<int>(a + b + c + d + e + f);
 }

@@ -23,3 +23,11 @@ torch::data::Example<> Points::get(size_t index) {
 }
 
 torch::optional<size_t> Points::size() const { return 16; }
+
+StackImpl::StackImpl()
+    : layers(torch::nn::Linear(4, 4), torch::nn::ReLU(), torch::nn::Linear(4, 2)) {
+  register_module("layers", layers);
+  scale = register_parameter("scale", torch::ones({1}));
+}
+
+torch::Tensor StackImpl::forward(torch::Tensor x) { return layers->forward(x) * scale; }

@@ -20,6 +20,16 @@ public:
 };
 TORCH_MODULE(OnDevice);
 
+// Its constructor builds a Sequential of leaf modules and a CPU parameter.
+class StackImpl : public torch::nn::Module {
+public:
+  StackImpl();
+  torch::Tensor forward(torch::Tensor x);
+  torch::nn::Sequential layers;
+  torch::Tensor scale;
+};
+TORCH_MODULE(Stack);
+
 // A dataset whose examples come from a member its constructor fills.
 class Points : public torch::data::datasets::Dataset<Points> {
 public:
