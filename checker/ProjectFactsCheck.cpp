@@ -411,8 +411,12 @@ void ProjectFactsCheck::recordReturn(const Expr &Value,
 }
 
 void ProjectFactsCheck::onEndOfTranslationUnit() {
-  if (!Context)
-    return;
+  if (Context)
+    writeUnitFacts();
+  SyncCheckBase::onEndOfTranslationUnit();
+}
+
+void ProjectFactsCheck::writeUnitFacts() {
   // A reference that is neither a call's callee nor a registration for the
   // CPU or CUDA key lets the function be called from anywhere: pybind11's
   // 'm.def("f", &f)', TORCH_LIBRARY's 'm.def', std::function, a pointer.

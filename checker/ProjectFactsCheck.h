@@ -71,6 +71,9 @@ private:
   /// (ProjectModules.h) under "returns".
   void recordModuleMember(const CXXMethodDecl &Method, ASTContext &Context);
   llvm::json::Value fragment(ASTContext &Context) const;
+  /// Records the escaped functions' unknown calls and writes the fragment
+  /// of the translation unit (at its end).
+  void writeUnitFacts();
   /// Writes \p Fragment into OutputDirectory, atomically; a failure is a
   /// configuration diagnostic.
   void write(const llvm::json::Value &Fragment, StringRef MainFile);

@@ -4,6 +4,7 @@
 #include "DeviceValueFlow.h"
 #include "EnclosingContext.h"
 #include "LibraryHeaders.h"
+#include "TraversalScope.h"
 #include "TorchMatchers.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
@@ -23,6 +24,7 @@ using namespace clang::ast_matchers;
 namespace {
 
 constexpr llvm::StringLiteral MeasuredCallId = "torch-sync-measured-call";
+constexpr llvm::StringLiteral TranslationUnitId = "torch-sync-translation-unit";
 
 /// Default LibTorch header paths: the ATen, c10, caffe2 and torch/csrc trees
 /// and the umbrella headers under torch/, as installed by a LibTorch package
@@ -68,6 +70,7 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
       LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
       ProjectFactsFile(Options.getLocalOrGlobal("ProjectFactsFile", "")),
+      TidyContext(Context),
       LibTorchHeaderPattern(LibTorchHeaderRegex),
       ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
   if (!LibTorchVersion.empty()) {
@@ -327,11 +330,27 @@ void SyncCheckBase::noteGuard(const Expr &Call, ASTContext &Context) {
         << Guard.Guard->Description;
 }
 
+void SyncCheckBase::onEndOfTranslationUnit() {
+  if (LimitedScope)
+    restoreWholeTraversalScope(*LimitedScope);
+  LimitedScope = nullptr;
+}
+
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(translationUnitDecl().bind(TranslationUnitId), this);
   registerSyncMatchers(Finder);
 }
 
 void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
+  if (Result.Nodes.getNodeAs<TranslationUnitDecl>(TranslationUnitId)) {
+    // The first torch-sync check to see the unit limits the scope; the
+    // others find it limited. With --system-headers the parents inside
+    // system headers may be asked for.
+    if (!TidyContext->getOptions().SystemHeaders.value_or(false) &&
+        limitTraversalScopeToUserCode(*Result.Context))
+      LimitedScope = Result.Context;
+    return;
+  }
   if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(MeasuredCallId)) {
     checkMeasuredSync(*Call, *Result.Context);
     return;

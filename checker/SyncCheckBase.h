@@ -61,16 +61,23 @@ public:
     return TK_AsIs;
   }
   void onStartOfTranslationUnit() override;
+  /// Gives the translation unit back its whole traversal scope, if this check
+  /// limited it (see check()).
+  void onEndOfTranslationUnit() override;
   /// Keeps \p PP, and with SkipLibraryHeaders marks the headers that match
   /// LibTorchHeaderRegex or ThirdPartyHeaderRegex as system headers
   /// (markLibraryHeadersAsSystem).
   void registerPPCallbacks(const SourceManager &SM, Preprocessor *PP,
                            Preprocessor *ModuleExpanderPP) override;
 
-  /// Registers the loop and lambda matchers that locate loop bodies, then the
-  /// check's own matchers (registerSyncMatchers).
+  /// Registers a matcher of the translation unit's declaration (matched
+  /// before any other node), the census-measured calls' matchers and the
+  /// check's own (registerSyncMatchers).
   void registerMatchers(ast_matchers::MatchFinder *Finder) final;
-  /// Records loops and lambdas; passes every other match to checkSync.
+  /// At the translation unit's declaration, limits the parent map to the
+  /// user's code (TraversalScope.h) unless --system-headers asks for
+  /// findings in system headers; passes census-measured calls to
+  /// checkMeasuredSync and every other match to checkSync.
   void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
 
 protected:
@@ -217,6 +224,10 @@ private:
   const bool SkipLibraryHeaders;
   const std::string LibTorchVersion;
   const std::string ProjectFactsFile;
+  /// For the SystemHeaders option of the current file.
+  ClangTidyContext *const TidyContext;
+  /// The unit whose traversal scope this check limited, until its end.
+  ASTContext *LimitedScope = nullptr;
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
