@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TraversalScope.h"
+#include "EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -56,14 +57,11 @@ const NodeT *only(ASTContext &Context, const MatcherT &M) {
 /// The kinds of the ancestors of \p S, innermost first, up to the unit.
 std::vector<std::string> ancestorKinds(const Stmt &S, ASTContext &Context) {
   std::vector<std::string> Kinds;
-  DynTypedNode Node = DynTypedNode::create(S);
-  for (unsigned Depth = 0; Depth < 32; ++Depth) {
-    DynTypedNodeList Parents = Context.getParents(Node);
-    if (Parents.empty())
-      break;
-    Node = Parents[0];
-    Kinds.push_back(Node.getNodeKind().asStringRef().str());
-  }
+  forEachAncestor(DynTypedNode::create(S), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
+                    Kinds.push_back(Parent.getNodeKind().asStringRef().str());
+                    return false;
+                  });
   return Kinds;
 }
 
