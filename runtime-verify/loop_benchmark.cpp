@@ -7,7 +7,8 @@
 // host clock), then `repetitions` repetitions under LibTorch's Kineto profiler (the GPU idle fraction).
 // Writes <outdir>/loop_benchmark.json and, per loop, <outdir>/trace_<loop>.json: the Chrome trace of one
 // more profiled repetition of kTraceIterations iterations, to open in Perfetto (https://ui.perfetto.dev) or
-// chrome://tracing.
+// chrome://tracing, and <outdir>/stacks_<loop>.json: the host stacks of that repetition's top-level operators
+// (../core/op_stacks.h), which give torch-sync-trace the source line of each GPU idle gap.
 //
 // The GPU idle fraction of a profiled repetition is 1 - busy / window, where
 // - window: the repetition's iterations and the torch::cuda::synchronize() that ends them, as the profiler
@@ -27,6 +28,8 @@
 // still copied to the host: the sync stays, only the text goes nowhere.
 #define TORCH_SYNC_SAMPLE_NO_MAIN
 #include "../samples/minimal_loop.cpp"
+
+#include "op_stacks.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/record_function.h>
@@ -221,7 +224,7 @@ struct LoopReport {
   Summary iterationsPerSecond, profiledIterationsPerSecond, idleFraction;
   double maxBusyOutsideWindowSeconds = 0;
   double medianDeviceActivities = 0;
-  std::string trace;
+  std::string trace, stacks;
 };
 
 LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device, int iterations,
@@ -260,11 +263,17 @@ LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device,
 
   // The trace: one more profiled repetition of a few iterations, enough to see the pattern and small
   // enough to keep (a trace of every measured iteration is megabytes).
+  // Its top-level operators' stacks go to stacks_<loop>.json, for torch-sync-trace's source lines.
   report.trace = "trace_" + report.name + ".json";
+  report.stacks = "stacks_" + report.name + ".json";
   {
     StdoutDiscarded quiet;
+    torch_sync::runtime::OpStackRecorder stacks;
+    stacks.start();
     ProfiledRepetition traced = profiledRepetition(loop, state, kTraceIterations);
+    stacks.stop();
     traced.result->save((outdir / report.trace).string());
+    stacks.write((outdir / report.stacks).string(), TORCH_SYNC_SOURCE_ROOT);
   }
   return report;
 }
@@ -324,7 +333,8 @@ void writeJson(const std::filesystem::path &path, const std::vector<LoopReport> 
         << ",\n"
         << "      \"busy_outside_window_seconds\": " << jsonNumber(report.maxBusyOutsideWindowSeconds)
         << ",\n"
-        << "      \"trace\": " << jsonString(report.trace) << "\n"
+        << "      \"trace\": " << jsonString(report.trace) << ",\n"
+        << "      \"stacks\": " << jsonString(report.stacks) << "\n"
         << "    }" << (i + 1 < reports.size() ? "," : "") << "\n";
   }
   out << "  }\n}\n";

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # runtime-verify/run.sh [SAMPLE...]: build the samples with the sync recorder, run each on the GPU, and write
 # runtime-verify/observations/<sample>.json plus observations/metadata.json.
+# runtime-verify/run.sh --traces: only the profiler traces for torch-sync-trace: the loop benchmark
+# (observations/loop_benchmark/) and the traced samples (observations/traces/<sample>.json and
+# <sample>.stacks.json, from the trace_<sample> programs: recorder/trace_session.cpp), and the printing loop in
+# Python with its call stacks (observations/traces/python_printing.json, python_trace_loop.py).
 #
 # Needs an NVIDIA GPU, a CUDA build of PyTorch (its LibTorch CMake package), CUPTI, cmake, ninja, addr2line.
 # Without a GPU it stops at once, exit status 77 ("skipped").
@@ -10,6 +14,13 @@
 # RV_TIMEOUT (seconds per sample, default 180), RV_HOST_WAIT_RUNS (how many times the host-wait pass runs per
 # sample, default 1: each run's exit status is kept, and the first run's measurements are merged).
 set -u -o pipefail
+
+traces_only=0
+if [[ ${1:-} == --traces ]]; then
+  traces_only=1
+  shift
+  (($# == 0)) || { echo "runtime-verify: --traces takes no sample names" >&2; exit 2; }
+fi
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(dirname "$here")
@@ -44,6 +55,7 @@ grep 'runtime-verify:' "$build/logs/configure.log" >&2
 # Only the samples asked for (and the recorder), or everything.
 targets=()
 (($# > 0)) && targets=(--target "$@")
+((traces_only)) && targets=(--target traced_samples)
 cmake --build "$build" -j "$(nproc)" "${targets[@]}" || { echo "runtime-verify: build failed" >&2; exit 1; }
 # The loop benchmark is built apart (EXCLUDE_FROM_ALL): a failure there must not stop the samples.
 if (($# == 0)); then
@@ -51,7 +63,9 @@ if (($# == 0)); then
     echo "runtime-verify: loop_benchmark did not build; the samples go on" >&2
 fi
 
-if (($# > 0)); then
+if ((traces_only)); then
+  samples=()
+elif (($# > 0)); then
   samples=("$@")
 else
   # Every program the project built: samples/*.cpp and *.cu by name, samples/rules/<check>.cpp as rules_<check>.
@@ -110,11 +124,41 @@ if (($# == 0)) && [[ -x $build/loop_benchmark ]]; then
     2>"$build/logs/loop_benchmark.stderr"; then
     echo "runtime-verify: loop_benchmark: ok" >&2
     # Kineto names each trace by its absolute path: keep the path relative to the repository.
-    sed -i "s|$root/||g" "$out"/loop_benchmark/*.json
+    sed -i -e "s|$root/||g" -e "s|\"$root\"|\".\"|g" "$out"/loop_benchmark/*.json
   else
     echo "runtime-verify: loop_benchmark: failed (status $?; see $build/logs/loop_benchmark.stderr)" >&2
     failed=1
   fi
+fi
+
+# The traced samples (with --traces): each whole run under the profiler, with its operators' stacks.
+if ((traces_only)); then
+  mkdir -p "$out/traces"
+  for exe in "$build"/traced/trace_*; do
+    [[ -x $exe ]] || continue
+    name=$(basename "$exe")
+    name=${name#trace_}
+    rm -f "$out/traces/$name.json" "$out/traces/$name.stacks.json"
+    if TORCH_SYNC_TRACE=$out/traces/$name TORCH_SYNC_SOURCE_ROOT=$root timeout -k 10 "$timeout_s" "$exe" \
+      >"$build/logs/trace_$name.stdout" 2>"$build/logs/trace_$name.stderr"; then
+      echo "runtime-verify: trace_$name: ok" >&2
+      sed -i -e "s|$root/||g" -e "s|\"$root\"|\".\"|g" "$out/traces/$name.json" "$out/traces/$name.stacks.json"
+    else
+      echo "runtime-verify: trace_$name: failed (status $?; see $build/logs/trace_$name.stderr)" >&2
+      failed=1
+    fi
+  done
+  # The printing loop in Python, whose trace carries the Python stacks (with_stack=True).
+  if timeout -k 10 "$timeout_s" "$python" "$here/python_trace_loop.py" "$out/traces" \
+    >"$build/logs/python_trace_loop.stdout" 2>"$build/logs/python_trace_loop.stderr"; then
+    echo "runtime-verify: python_trace_loop: ok" >&2
+    sed -i -e "s|$root/||g" "$out/traces/python_printing.json"
+  else
+    echo "runtime-verify: python_trace_loop: failed (status $?; see $build/logs/python_trace_loop.stderr)" >&2
+    failed=1
+  fi
+  echo "runtime-verify: traces in $out" >&2
+  exit $failed
 fi
 
 # Per-sample run status into each JSON (a stub where the program wrote none), and the metadata file.
