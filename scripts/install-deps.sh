@@ -19,8 +19,10 @@ versions=("$@")
 # pybind11-dev: Python extensions (torch/extension.h includes pybind11) in scripts/scan-project.sh.
 # clang-tools-N: clang-scan-deps-N for the pre-commit hook's header check (clang-22 ships it too, 19 does not).
 # valgrind, time: instruction counts (callgrind), CPU time and peak memory in scripts/benchmark.sh.
+# python3-ijson: scripts/torch-sync-trace reads large traces streaming, in bounded memory (without it, the json
+#   module reads the whole trace at once).
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
-          libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git)
+          libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done

@@ -68,6 +68,10 @@ config.substitutions.append(("%not", config.not_tool))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%source_root", config.torch_sync_source_root))
 config.substitutions.append(("%clangxx", config.clangxx))
+# torch-sync-trace, the trace analysis tool (docs/trace.md), on the suite's Python.
+config.substitutions.append(
+    ("%torch_sync_trace", " ".join(shlex.quote(a) for a in [
+        config.python, os.path.join(config.torch_sync_source_root, "scripts", "torch-sync-trace")])))
 
 config.available_features.add("llvm-" + config.llvm_version_major)
 config.substitutions.append(("%llvm_major", config.llvm_version_major))
