@@ -1,0 +1,221 @@
+"""Attributes each GPU idle gap to the host call that was waiting, or to a busy host.
+
+Takes: the TraceData of a trace (trace_reader) and its Gap tuples (gap_finder).
+Returns:
+  - may_block(name): whether a CUDA runtime/driver call of that name may block the host (the
+    reader keeps only those calls);
+  - find_waits(): the Wait tuples: the host calls that did block, each with the reason;
+  - OpIndex: the nesting of the cpu_op events of each host thread, for the ATen op chain around
+    a call ("aten::to > aten::_to_copy > aten::copy_", outermost first) and the top-level op;
+  - attribute_gaps(): one Attribution per gap, in one of two explicit categories:
+      "host-wait": a blocking call on some host thread was in progress when the GPU went idle
+                   (call start <= gap start <= call end + tolerance);
+      "host-busy": no blocking call was: the host was busy or launch-bound; the top-level op in
+                   progress on the main host thread (the one with the most CUDA API calls) is
+                   named when there is one;
+      "undecided": no blocking call was, but an asynchronous copy whose GPU activity the trace
+                   lacks (no correlation) was: whether it waited cannot be told, so the gap is
+                   attributed to neither.
+"""
+
+import bisect
+import collections
+import re
+
+# Calls that always wait for the device (or for the copy they make).
+ALWAYS_BLOCKING = {
+    "cudaStreamSynchronize": "synchronize", "cudaDeviceSynchronize": "synchronize",
+    "cudaEventSynchronize": "synchronize", "cudaThreadSynchronize": "synchronize",
+    "cudaMemcpy": "synchronous copy", "cudaMemcpy2D": "synchronous copy", "cudaMemcpy3D": "synchronous copy",
+    "cudaMemcpyToSymbol": "synchronous copy", "cudaMemcpyFromSymbol": "synchronous copy",
+    "cudaMemcpyPeer": "synchronous copy", "cudaMemcpyToArray": "synchronous copy",
+    "cudaMemcpyFromArray": "synchronous copy", "cudaMemcpy2DToArray": "synchronous copy",
+    "cudaMemcpy2DFromArray": "synchronous copy",
+    "cudaMemset": "synchronous memset", "cudaMemset2D": "synchronous memset", "cudaMemset3D": "synchronous memset",
+    "cuStreamSynchronize": "synchronize", "cuCtxSynchronize": "synchronize", "cuEventSynchronize": "synchronize",
+    "cuMemcpy": "synchronous copy", "cuMemcpyDtoH": "synchronous copy", "cuMemcpyHtoD": "synchronous copy",
+    "cuMemcpy2D": "synchronous copy", "cuMemcpy2DUnaligned": "synchronous copy", "cuMemcpy3D": "synchronous copy",
+    "cuMemcpyPeer": "synchronous copy", "cuMemcpyAtoH": "synchronous copy", "cuMemcpyHtoA": "synchronous copy",
+    "cuMemsetD8": "synchronous memset", "cuMemsetD16": "synchronous memset", "cuMemsetD32": "synchronous memset",
+    "cuMemsetD2D8": "synchronous memset", "cuMemsetD2D16": "synchronous memset",
+    "cuMemsetD2D32": "synchronous memset",
+}
+# Asynchronous copies: they block when their copy is to or from pageable memory, or when the call
+# outlasted its copy (it returned only once the copy was done).
+ASYNC_COPIES = {
+    "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemcpyToSymbolAsync",
+    "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeerAsync", "cuMemcpyAsync", "cuMemcpyDtoHAsync",
+    "cuMemcpyHtoDAsync", "cuMemcpy2DAsync", "cuMemcpy3DAsync", "cuMemcpyPeerAsync",
+}
+# cudaStreamQuery, cudaEventQuery, cuStreamQuery and cuEventQuery only ask: they never block.
+API_SUFFIX = re.compile(r"(_v\d+)?(_ptsz|_ptds)?(_v\d+)?$")
+
+Wait = collections.namedtuple("Wait", "call reason")
+Attribution = collections.namedtuple("Attribution", "gap category wait chain top_op thread")
+
+HOST_WAIT = "host-wait"
+HOST_BUSY = "host-busy"
+UNDECIDED = "undecided"
+
+
+def base_name(name):
+    """The API name without its version and per-thread-stream suffixes (cuMemcpyDtoH_v2)."""
+    return API_SUFFIX.sub("", name)
+
+
+def may_block(name):
+    """Whether a call of this name can block the host (kept by the reader)."""
+    name = base_name(name)
+    return name in ALWAYS_BLOCKING or name in ASYNC_COPIES
+
+
+def copy_activities(activities):
+    """correlation -> the memcpy/memset activity of an asynchronous call."""
+    return {a.correlation: a for a in activities if a.kind != "kernel" and a.correlation is not None}
+
+
+def find_waits(data, margin_us, tolerance_us):
+    """(the Wait tuples sorted by start, the async copies without a matched activity as Wait tuples
+    with reason None: whether they blocked cannot be told)."""
+    copies = copy_activities(data.activities)
+    waits, unmatched = [], []
+    for call in data.host_calls:
+        name = base_name(call.name)
+        if name in ALWAYS_BLOCKING:
+            waits.append(Wait(call, ALWAYS_BLOCKING[name]))
+            continue
+        activity = copies.get(call.correlation)
+        if activity is None:
+            unmatched.append(Wait(call, None))
+            continue
+        reason = async_copy_wait_reason(call, activity, margin_us, tolerance_us)
+        if reason:
+            waits.append(Wait(call, reason))
+    waits.sort(key=lambda wait: wait.call.start)
+    unmatched.sort(key=lambda wait: wait.call.start)
+    return waits, unmatched
+
+
+def async_copy_wait_reason(call, activity, margin_us, tolerance_us):
+    """Why an asynchronous copy blocked, or None when it did not."""
+    if "pageable" in activity.name.lower():
+        return "copy to or from pageable memory (%s)" % activity.name
+    call_us, copy_us = call.end - call.start, activity.end - activity.start
+    if call_us > copy_us + margin_us and call.end >= activity.end - tolerance_us:
+        return "asynchronous copy that returned only after its copy (%.1f us call, %.1f us copy)" % (
+            call_us, copy_us)
+    return None
+
+
+class OpIndex:
+    """The cpu_op events of each host thread (trace_reader.OpColumns), nested by time."""
+
+    def __init__(self, cpu_ops):
+        self.ops = {}
+        self.parents = {}
+        for thread, ops in cpu_ops.items():
+            ops.sort()
+            self.ops[thread] = ops
+            self.parents[thread] = nesting(ops.starts, ops.ends)
+
+    def threads(self):
+        return list(self.ops)
+
+    def innermost(self, thread, start, end):
+        """The index of the innermost op of `thread` containing [start, end], or None."""
+        ops = self.ops.get(thread)
+        if not ops:
+            return None
+        index = bisect.bisect_right(ops.starts, start) - 1
+        parents = self.parents[thread]
+        while index is not None and index >= 0:
+            if ops.starts[index] <= start and end <= ops.ends[index] + 1e-3:
+                return index
+            index = parents[index]
+        return None
+
+    def chain(self, thread, start, end):
+        """The ops containing [start, end], outermost first, as (start, end, name, stack) tuples."""
+        index = self.innermost(thread, start, end)
+        chain = []
+        while index is not None:
+            chain.append(self.ops[thread].op(index))
+            index = self.parents[thread][index]
+        chain.reverse()
+        return chain
+
+    def top_level_ops(self, thread):
+        """The ops of the thread that no other op of it contains, as tuples, in order."""
+        ops = self.ops[thread]
+        return [ops.op(index) for index, parent in enumerate(self.parents[thread]) if parent is None]
+
+
+def nesting(starts, ends):
+    """Each interval's parent index (None at top level), for intervals sorted by (start, -end)."""
+    parents, open_ops = [], []
+    for index, (start, end) in enumerate(zip(starts, ends)):
+        while open_ops and ends[open_ops[-1]] < start:
+            open_ops.pop()
+        while open_ops and ends[open_ops[-1]] < end - 1e-3:
+            open_ops.pop()   # an op that overlaps without containing: not a parent
+        parents.append(open_ops[-1] if open_ops else None)
+        open_ops.append(index)
+    return parents
+
+
+def chain_text(chain):
+    """ "aten::to > aten::_to_copy > aten::copy_": consecutive repeats (redispatches) shown once."""
+    names = []
+    for op in chain:
+        if not names or names[-1] != op[2]:
+            names.append(op[2])
+    return " > ".join(names) if names else "(no ATen op)"
+
+
+def main_thread(data):
+    """The host thread with the most CUDA API calls (None without any)."""
+    if data.host_api_calls_per_thread:
+        return data.host_api_calls_per_thread.most_common(1)[0][0]
+    threads = sorted(data.cpu_ops, key=lambda thread: -len(data.cpu_ops[thread]))
+    return threads[0] if threads else None
+
+
+def attribute_gaps(gaps, waits, undecided, op_index, busy_thread, tolerance_us):
+    """Yields one Attribution per gap, in the gaps' order (see the module docstring)."""
+    finder, undecided_finder = WaitFinder(waits, tolerance_us), WaitFinder(undecided, tolerance_us)
+    for gap in gaps:
+        wait = finder.in_progress_at(gap.start)
+        category = HOST_WAIT
+        if wait is None:
+            wait, category = undecided_finder.in_progress_at(gap.start), UNDECIDED
+        if wait is not None:
+            thread = (wait.call.pid, wait.call.tid)
+            chain = op_index.chain(thread, wait.call.start, wait.call.end)
+            yield Attribution(gap, category, wait, chain, chain[0] if chain else None, thread)
+        else:
+            chain = op_index.chain(busy_thread, gap.start, gap.start) if busy_thread is not None else []
+            yield Attribution(gap, HOST_BUSY, None, chain, chain[0] if chain else None, busy_thread)
+
+
+class WaitFinder:
+    """Finds the blocking call in progress at a time, over waits sorted by start."""
+
+    def __init__(self, waits, tolerance_us):
+        self.waits = waits
+        self.starts = [wait.call.start for wait in waits]
+        self.latest_end = []   # the latest end among waits[0..i]
+        latest = float("-inf")
+        for wait in waits:
+            latest = max(latest, wait.call.end)
+            self.latest_end.append(latest)
+        self.tolerance_us = tolerance_us
+
+    def in_progress_at(self, time):
+        """The latest-started wait with start <= time <= end + tolerance, or None."""
+        index = bisect.bisect_right(self.starts, time) - 1
+        while index >= 0 and self.latest_end[index] + self.tolerance_us >= time:
+            call = self.waits[index].call
+            if call.end + self.tolerance_us >= time:
+                return self.waits[index]
+            index -= 1
+        return None
