@@ -124,7 +124,8 @@ if (($# == 0)) && [[ -x $build/loop_benchmark ]]; then
     2>"$build/logs/loop_benchmark.stderr"; then
     echo "runtime-verify: loop_benchmark: ok" >&2
     # Kineto names each trace by its absolute path: keep the path relative to the repository.
-    sed -i -e "s|$root/||g" -e "s|\"$root\"|\".\"|g" "$out"/loop_benchmark/*.json
+    sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" -e "s|\"$root\"|\".\"|g" \
+      "$out"/loop_benchmark/*.json
   else
     echo "runtime-verify: loop_benchmark: failed (status $?; see $build/logs/loop_benchmark.stderr)" >&2
     failed=1
@@ -142,7 +143,10 @@ if ((traces_only)); then
     if TORCH_SYNC_TRACE=$out/traces/$name TORCH_SYNC_SOURCE_ROOT=$root timeout -k 10 "$timeout_s" "$exe" \
       >"$build/logs/trace_$name.stdout" 2>"$build/logs/trace_$name.stderr"; then
       echo "runtime-verify: trace_$name: ok" >&2
-      sed -i -e "s|$root/||g" -e "s|\"$root\"|\".\"|g" "$out/traces/$name.json" "$out/traces/$name.stacks.json"
+      sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" -e "s|\"$root\"|\".\"|g" \
+        "$out/traces/$name.json" "$out/traces/$name.stacks.json"
+      # Committed gzipped (torch-sync-trace reads .json.gz), except box_filtering's (.gitignore): too large.
+      gzip -9 -n -f "$out/traces/$name.json" "$out/traces/$name.stacks.json"
     else
       echo "runtime-verify: trace_$name: failed (status $?; see $build/logs/trace_$name.stderr)" >&2
       failed=1
@@ -152,7 +156,8 @@ if ((traces_only)); then
   if timeout -k 10 "$timeout_s" "$python" "$here/python_trace_loop.py" "$out/traces" \
     >"$build/logs/python_trace_loop.stdout" 2>"$build/logs/python_trace_loop.stderr"; then
     echo "runtime-verify: python_trace_loop: ok" >&2
-    sed -i -e "s|$root/||g" "$out/traces/python_printing.json"
+    sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" "$out/traces/python_printing.json"
+    gzip -9 -n -f "$out/traces/python_printing.json"
   else
     echo "runtime-verify: python_trace_loop: failed (status $?; see $build/logs/python_trace_loop.stderr)" >&2
     failed=1

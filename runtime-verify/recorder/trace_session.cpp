@@ -5,7 +5,8 @@
 //   $TORCH_SYNC_TRACE.json         the Chrome trace (what torch::autograd::profiler's result->save() writes)
 //   $TORCH_SYNC_TRACE.stacks.json  the operator stacks, lines relative to TORCH_SYNC_SOURCE_ROOT
 // Everything happens inside main's lifetime, before LibTorch's static objects go. Without TORCH_SYNC_TRACE
-// the program runs unprofiled. Errors are reported on stderr; the program's exit status is kept, or 1 when
+// the program runs unprofiled. A program that ends through exit() or an uncaught exception writes nothing
+// (one line on stderr says so). Errors are reported on stderr; the program's exit status is kept, or 1 when
 // main succeeded but the trace could not be written.
 #include "op_stacks.h"
 
@@ -23,6 +24,16 @@ extern "C" int __real_main(int argc, char **argv, char **envp);
 namespace {
 
 namespace profiler = torch::autograd::profiler;
+
+// Set once main has returned; a program that ends through exit() or std::terminate never gets there, and
+// the exit handler says that nothing was written (writing then would run after LibTorch's objects made
+// during main are gone).
+bool mainReturned = false;
+
+void reportMissingTrace() {
+  if (!mainReturned)
+    std::cerr << "trace_session: main did not return (exit() or an uncaught exception): no trace written\n";
+}
 
 std::string sourceRoot() {
   const char *root = std::getenv("TORCH_SYNC_SOURCE_ROOT");
@@ -43,8 +54,10 @@ extern "C" int __wrap_main(int argc, char **argv, char **envp) {
     activities.insert(profiler::ActivityType::CUDA);
   profiler::prepareProfiler(config, activities);
   profiler::enableProfiler(config, activities);
+  std::atexit(reportMissingTrace);
   stacks.start();
   const int status = __real_main(argc, argv, envp);
+  mainReturned = true;
   stacks.stop();
   try {
     if (torch::cuda::is_available())
