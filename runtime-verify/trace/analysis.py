@@ -51,24 +51,20 @@ class TraceAnalysis:
         return gap_finder.total_length(self.window.intervals)
 
     def totals(self):
-        """Busy, idle, idle in gaps and idle behind waits over all devices (us)."""
+        """Busy, idle, idle in gaps and idle behind waits over all devices (us). The gaps of a device
+        are disjoint and each has one category, so each instant of idle time counts once."""
         busy = sum(u.busy_us for u in self.usage.values())
         idle = sum(u.idle_us for u in self.usage.values())
-        gap_idle = self.union_idle(lambda gap: True)
-        wait_idle = self.union_idle(lambda gap: gap["category"] == attribution.HOST_WAIT)
-        busy_gap_idle = self.union_idle(lambda gap: gap["category"] == attribution.HOST_BUSY)
-        undecided_idle = self.union_idle(lambda gap: gap["category"] == attribution.UNDECIDED)
+        gap_idle = self.idle_of(lambda gap: True)
+        wait_idle = self.idle_of(lambda gap: gap["category"] == attribution.HOST_WAIT)
+        busy_gap_idle = self.idle_of(lambda gap: gap["category"] == attribution.HOST_BUSY)
+        undecided_idle = self.idle_of(lambda gap: gap["category"] == attribution.UNDECIDED)
         return {"busy_us": busy, "idle_us": idle, "idle_in_gaps_us": gap_idle, "idle_behind_waits_us": wait_idle,
                 "idle_host_busy_us": busy_gap_idle, "idle_undecided_us": undecided_idle}
 
-    def union_idle(self, keep):
-        """The device idle time covered by the kept gaps, each instant counted once per device."""
-        total = 0.0
-        for device, usage in self.usage.items():
-            intervals = [(g["start_us"], g["end_us"]) for g in self.gaps if g["device"] == device and keep(g)]
-            for start, end in gap_finder.merge_intervals(intervals):
-                total += usage.idle_intervals.overlap(start, end)
-        return total
+    def idle_of(self, keep):
+        """The device idle time (inside the window) of the kept gaps."""
+        return sum(gap["device_idle_us"] for gap in self.gaps if keep(gap))
 
     def by_line(self):
         """Waits grouped by source line: [(location, record)] by idle time, largest first."""
@@ -114,12 +110,12 @@ def analyse(label, data, options, stacks_files, findings):
     except gap_finder.WindowError as error:
         raise AnalysisError(str(error))
     result.usage = gap_finder.device_usage(data.activities, result.window)
-    gaps = gap_finder.find_gaps(data.activities, result.window, result.usage, options.threshold_us)
+    gaps = gap_finder.find_gaps(data.activities, result.window, options.threshold_us)
     result.waits, undecided = attribution.find_waits(data, options.margin_us, options.tolerance_us)
     op_index = attribution.OpIndex(data.cpu_ops)
     busy_thread = attribution.main_thread(data)
     attributions = attribution.attribute_gaps(gaps, result.waits, undecided, op_index, busy_thread,
-                                              options.tolerance_us)
+                                              options.tolerance_us, data.launchers)
     result.source_lines = SourceLines(data, op_index, stacks_files)
     start = result.window.intervals[0][0]
     calls_seen, findings_at_line = {}, FindingsAtLine(findings)
@@ -138,7 +134,7 @@ def thread_text(thread):
 
 
 GAP_FIELDS = ("device", "stream", "start_us", "end_us", "offset_us", "duration_us", "device_idle_us", "category",
-              "call", "thread", "op_chain", "op_chain_text", "top_op", "location", "function", "line_source",
+              "call", "thread", "wait_thread", "op_chain", "op_chain_text", "top_op", "location", "function", "line_source",
               "source_root", "findings", "previous_activity", "next_activity")
 
 
@@ -207,7 +203,7 @@ def gap_record(attributed, window_start, source_lines, findings_at_line, calls_s
         duration_us=round(gap.end - gap.start, 3), device_idle_us=round(gap.device_idle_us, 3),
         category=attributed.category,
         call=call_record(attributed.wait, calls_seen) if attributed.wait is not None else None,
-        thread=shared(thread_text(attributed.thread)),
+        thread=shared(thread_text(attributed.thread)), wait_thread=attributed.wait_thread,
         op_chain=shared([op[2] for op in attributed.chain]),
         op_chain_text=shared(attribution.chain_text(attributed.chain)),
         top_op=attributed.top_op[2] if attributed.top_op else None,
@@ -236,8 +232,13 @@ def notes_of(data, result, unmatched_async, stacks_files, findings):
         undecided_gaps = [g for g in result.gaps if g["category"] == attribution.UNDECIDED]
         notes.append("%s without a matching GPU activity (by correlation): whether it waited cannot be told; "
                      "%s (%.1f us) that began during one left undecided"
-                     % (count(unmatched_async, "asynchronous copy", "asynchronous copies"),
+                     % (count(unmatched_async, "copy or memset call"),
                         count(len(undecided_gaps), "gap"), sum(g["device_idle_us"] for g in undecided_gaps)))
+    other_thread = [g for g in result.gaps if g["wait_thread"] == attribution.OTHER_THREAD]
+    if other_thread:
+        notes.append("%s (%.1f us) charged to a wait on another thread than the one that launched the work "
+                     "after the gap, none on that thread being in progress (\"*\" in the gap table)"
+                     % (count(len(other_thread), "gap"), sum(g["device_idle_us"] for g in other_thread)))
     if counts["events_without_time"]:
         notes.append("%s without a numeric ts or dur skipped" % count(counts["events_without_time"], "event"))
     if counts["non_object_events"]:
@@ -258,8 +259,12 @@ def notes_of(data, result, unmatched_async, stacks_files, findings):
             notes.append("the stacks files say the recorder dropped %d operators: their lines are unknown"
                          % lines.dropped_operators)
     if not lines.lines:
-        notes.append("source lines unknown: C++ Kineto traces carry no stacks (give --stacks FILE from the "
-                     "runtime recorder); waits are attributed to the ATen op chain only")
+        if stacks_files:
+            notes.append("source lines unknown: the stacks files matched no operator of this trace; waits are "
+                         "attributed to the ATen op chain only")
+        else:
+            notes.append("source lines unknown: C++ Kineto traces carry no stacks (give --stacks FILE from the "
+                         "runtime recorder); waits are attributed to the ATen op chain only")
         if findings:
             notes.append("the findings cannot be matched to this trace without source lines")
     return notes

@@ -7,13 +7,15 @@ Returns:
   - find_waits(): the Wait tuples: the host calls that did block, each with the reason;
   - OpIndex: the nesting of the cpu_op events of each host thread, for the ATen op chain around
     a call ("aten::to > aten::_to_copy > aten::copy_", outermost first) and the top-level op;
-  - attribute_gaps(): one Attribution per gap, in one of two explicit categories:
-      "host-wait": a blocking call on some host thread was in progress when the GPU went idle
-                   (call start <= gap start <= call end + tolerance);
+  - attribute_gaps(): one Attribution per gap, in one of three explicit categories:
+      "host-wait": a blocking call was in progress when the GPU went idle (call start <= gap start
+                   <= call end + tolerance), on the thread that launched the activity after the
+                   gap (by its correlation id), else on another thread for the gap's device or
+                   for no known device (wait_thread says which);
       "host-busy": no blocking call was: the host was busy or launch-bound; the top-level op in
-                   progress on the main host thread (the one with the most CUDA API calls) is
-                   named when there is one;
-      "undecided": no blocking call was, but an asynchronous copy whose GPU activity the trace
+                   progress on the launching thread (else on the main host thread, the one with
+                   the most CUDA API calls) is named when there is one;
+      "undecided": no blocking call was, but a copy or memset whose GPU activity the trace
                    lacks (no correlation) was: whether it waited cannot be told, so the gap is
                    attributed to neither.
 """
@@ -22,17 +24,20 @@ import bisect
 import collections
 import re
 
-# Calls that always wait for the device (or for the copy they make).
-ALWAYS_BLOCKING = {
-    "cudaStreamSynchronize": "synchronize", "cudaDeviceSynchronize": "synchronize",
-    "cudaEventSynchronize": "synchronize", "cudaThreadSynchronize": "synchronize",
+# Calls that always wait for the device.
+SYNCHRONIZE = {
+    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+    "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
+}
+# Synchronous copies and memsets: they wait unless their activity (same correlation) stays in device
+# memory (a device-to-device copy, a memset of device memory), which the host does not wait for.
+SYNC_COPIES = {
     "cudaMemcpy": "synchronous copy", "cudaMemcpy2D": "synchronous copy", "cudaMemcpy3D": "synchronous copy",
     "cudaMemcpyToSymbol": "synchronous copy", "cudaMemcpyFromSymbol": "synchronous copy",
     "cudaMemcpyPeer": "synchronous copy", "cudaMemcpyToArray": "synchronous copy",
     "cudaMemcpyFromArray": "synchronous copy", "cudaMemcpy2DToArray": "synchronous copy",
     "cudaMemcpy2DFromArray": "synchronous copy",
     "cudaMemset": "synchronous memset", "cudaMemset2D": "synchronous memset", "cudaMemset3D": "synchronous memset",
-    "cuStreamSynchronize": "synchronize", "cuCtxSynchronize": "synchronize", "cuEventSynchronize": "synchronize",
     "cuMemcpy": "synchronous copy", "cuMemcpyDtoH": "synchronous copy", "cuMemcpyHtoD": "synchronous copy",
     "cuMemcpy2D": "synchronous copy", "cuMemcpy2DUnaligned": "synchronous copy", "cuMemcpy3D": "synchronous copy",
     "cuMemcpyPeer": "synchronous copy", "cuMemcpyAtoH": "synchronous copy", "cuMemcpyHtoA": "synchronous copy",
@@ -50,10 +55,15 @@ ASYNC_COPIES = {
 # cudaStreamQuery, cudaEventQuery, cuStreamQuery and cuEventQuery only ask: they never block.
 API_SUFFIX = re.compile(r"(_v\d+)?(_ptsz|_ptds)?(_v\d+)?$")
 
-Wait = collections.namedtuple("Wait", "call reason")
-Attribution = collections.namedtuple("Attribution", "gap category wait chain top_op thread")
+Wait = collections.namedtuple("Wait", "call reason device")
+Attribution = collections.namedtuple("Attribution", "gap category wait chain top_op thread wait_thread")
+MEMORY_KINDS = re.compile(r"\(([^()]*)\)\s*$")
 
 HOST_WAIT = "host-wait"
+# Which thread's wait a gap is charged to (Attribution.wait_thread, "wait_thread" in the JSON report).
+LAUNCHING_THREAD = "launching-thread"
+OTHER_THREAD = "other-thread"
+LAUNCHER_UNKNOWN = "launcher-unknown"
 HOST_BUSY = "host-busy"
 UNDECIDED = "undecided"
 
@@ -66,7 +76,7 @@ def base_name(name):
 def may_block(name):
     """Whether a call of this name can block the host (kept by the reader)."""
     name = base_name(name)
-    return name in ALWAYS_BLOCKING or name in ASYNC_COPIES
+    return name in SYNCHRONIZE or name in SYNC_COPIES or name in ASYNC_COPIES
 
 
 def copy_activities(activities):
@@ -75,25 +85,44 @@ def copy_activities(activities):
 
 
 def find_waits(data, margin_us, tolerance_us):
-    """(the Wait tuples sorted by start, the async copies without a matched activity as Wait tuples
-    with reason None: whether they blocked cannot be told)."""
+    """(the Wait tuples sorted by start, the copies and memsets without a matched activity as Wait
+    tuples with reason None: whether they blocked cannot be told)."""
     copies = copy_activities(data.activities)
     waits, unmatched = [], []
     for call in data.host_calls:
         name = base_name(call.name)
-        if name in ALWAYS_BLOCKING:
-            waits.append(Wait(call, ALWAYS_BLOCKING[name]))
+        if name in SYNCHRONIZE:
+            waits.append(Wait(call, "synchronize", None))
             continue
         activity = copies.get(call.correlation)
         if activity is None:
-            unmatched.append(Wait(call, None))
+            unmatched.append(Wait(call, None, None))
             continue
-        reason = async_copy_wait_reason(call, activity, margin_us, tolerance_us)
+        if name in SYNC_COPIES:
+            reason = sync_wait_reason(SYNC_COPIES[name], activity)
+        else:
+            reason = async_copy_wait_reason(call, activity, margin_us, tolerance_us)
         if reason:
-            waits.append(Wait(call, reason))
+            waits.append(Wait(call, reason, activity.device))
     waits.sort(key=lambda wait: wait.call.start)
     unmatched.sort(key=lambda wait: wait.call.start)
     return waits, unmatched
+
+
+def device_memory_only(activity):
+    """Whether a copy or memset stays in device memory ("Memcpy DtoD (Device -> Device)",
+    "Memset (Device)"): the memory kinds in its name's last parentheses are all Device."""
+    found = MEMORY_KINDS.search(activity.name)
+    if found:
+        return all(part.strip().lower() == "device" for part in found.group(1).split("->"))
+    return "DtoD" in activity.name or "PtoP" in activity.name
+
+
+def sync_wait_reason(what, activity):
+    """Why a synchronous copy or memset blocked (host memory involved), or None (device memory only)."""
+    if device_memory_only(activity):
+        return None
+    return "%s (%s)" % (what, activity.name)
 
 
 def async_copy_wait_reason(call, activity, margin_us, tolerance_us):
@@ -180,24 +209,57 @@ def main_thread(data):
     return threads[0] if threads else None
 
 
-def attribute_gaps(gaps, waits, undecided, op_index, busy_thread, tolerance_us):
-    """Yields one Attribution per gap, in the gaps' order (see the module docstring)."""
+def attribute_gaps(gaps, waits, undecided, op_index, busy_thread, tolerance_us, launchers):
+    """Yields one Attribution per gap, in the gaps' order (see the module docstring). `launchers`
+    maps a correlation id to the host thread of its runtime call (trace_reader's TraceData)."""
     finder, undecided_finder = WaitFinder(waits, tolerance_us), WaitFinder(undecided, tolerance_us)
     for gap in gaps:
-        wait = finder.in_progress_at(gap.start)
+        launcher = launchers.get(gap.after.correlation)
+        wait, wait_thread = finder.find(gap.start, launcher, gap.device)
         category = HOST_WAIT
         if wait is None:
-            wait, category = undecided_finder.in_progress_at(gap.start), UNDECIDED
+            (wait, wait_thread), category = undecided_finder.find(gap.start, launcher, gap.device), UNDECIDED
         if wait is not None:
             thread = (wait.call.pid, wait.call.tid)
             chain = op_index.chain(thread, wait.call.start, wait.call.end)
-            yield Attribution(gap, category, wait, chain, chain[0] if chain else None, thread)
+            yield Attribution(gap, category, wait, chain, chain[0] if chain else None, thread, wait_thread)
         else:
-            chain = op_index.chain(busy_thread, gap.start, gap.start) if busy_thread is not None else []
-            yield Attribution(gap, HOST_BUSY, None, chain, chain[0] if chain else None, busy_thread)
+            thread = launcher if launcher is not None else busy_thread
+            chain = op_index.chain(thread, gap.start, gap.start) if thread is not None else []
+            yield Attribution(gap, HOST_BUSY, None, chain, chain[0] if chain else None, thread, None)
 
 
 class WaitFinder:
+    """Finds the wait in progress at a gap's start: on the thread that launched the work after the
+    gap first (a wait for the gap's device or of no known device preferred, else one for another
+    device: the thread could not launch meanwhile); as a fallback on any thread, a wait for the
+    gap's device or of no known device only."""
+
+    def __init__(self, waits, tolerance_us):
+        self.any_thread = ThreadWaits(waits, tolerance_us)
+        per_thread = collections.defaultdict(list)
+        for wait in waits:
+            per_thread[(wait.call.pid, wait.call.tid)].append(wait)
+        self.per_thread = {thread: ThreadWaits(found, tolerance_us) for thread, found in per_thread.items()}
+
+    def find(self, time, launcher, device):
+        """(the wait, LAUNCHING_THREAD / OTHER_THREAD / LAUNCHER_UNKNOWN), or (None, None)."""
+        def on_device(wait):
+            return wait.device is None or wait.device == device
+        if launcher is not None and launcher in self.per_thread:
+            own = self.per_thread[launcher]
+            wait = own.in_progress_at(time, on_device) or own.in_progress_at(time, lambda wait: True)
+            if wait is not None:   # the launching thread was blocked, for this device preferably
+                return wait, LAUNCHING_THREAD
+        wait = self.any_thread.in_progress_at(time, on_device)
+        if wait is None:
+            return None, None
+        if launcher is None:
+            return wait, LAUNCHER_UNKNOWN
+        return wait, LAUNCHING_THREAD if (wait.call.pid, wait.call.tid) == launcher else OTHER_THREAD
+
+
+class ThreadWaits:
     """Finds the blocking call in progress at a time, over waits sorted by start."""
 
     def __init__(self, waits, tolerance_us):
@@ -210,12 +272,12 @@ class WaitFinder:
             self.latest_end.append(latest)
         self.tolerance_us = tolerance_us
 
-    def in_progress_at(self, time):
-        """The latest-started wait with start <= time <= end + tolerance, or None."""
+    def in_progress_at(self, time, accept):
+        """The latest-started accepted wait with start <= time <= end + tolerance, or None."""
         index = bisect.bisect_right(self.starts, time) - 1
         while index >= 0 and self.latest_end[index] + self.tolerance_us >= time:
-            call = self.waits[index].call
-            if call.end + self.tolerance_us >= time:
-                return self.waits[index]
+            wait = self.waits[index]
+            if wait.call.end + self.tolerance_us >= time and accept(wait):
+                return wait
             index -= 1
         return None

@@ -2,11 +2,16 @@
 
 Takes: sys.argv (see usage()). Returns an exit status: 0 done, 2 unreadable or unusable input
 (one line "torch-sync-trace: error: ..." per problem on stderr, and no output written).
+An output (--json, --svg, --rewrite) that is one of the input files is refused; each output is
+written to a temporary file in its folder and moved into place only once all are written, so a
+failed run leaves no file half-written.
 """
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 
 import analysis
 import report
@@ -69,9 +74,15 @@ def load_inputs(args):
             errors.append("%s: bad --stacks file: %s" % (path, problem))
     for path in args.findings:
         try:
-            findings.extend(load_findings(path))
+            found, skipped = load_findings(path)
         except FindingsError as problem:
             errors.append("%s: bad --findings file: %s" % (path, problem))
+            continue
+        findings.extend(found)
+        if skipped:
+            print("%s: note: %s: %d finding%s skipped, of an unexpected shape: %s"
+                  % (PROG, path, sum(skipped.values()), "" if sum(skipped.values()) == 1 else "s",
+                     "; ".join("%s (%d)" % item for item in sorted(skipped.items()))), file=sys.stderr)
     return stacks, findings, errors
 
 
@@ -88,44 +99,106 @@ def analyse_traces(args, options, stacks, findings):
     return analyses, errors
 
 
-def write_outputs(args, options, analyses, findings):
-    """The summary, the gap table and the files asked for."""
+class OutputFiles:
+    """The outputs of a run, each written to a temporary file beside it until commit()."""
+
+    def __init__(self):
+        self.temps = []   # (temporary path, final path)
+
+    def temp(self, path):
+        """A new temporary file in the folder of `path`, to be renamed to it by commit()."""
+        folder = os.path.dirname(os.path.abspath(path))
+        try:
+            handle, temp_path = tempfile.mkstemp(prefix=".%s." % os.path.basename(path), suffix=".tmp", dir=folder)
+        except OSError as problem:
+            raise OSError(problem.errno, problem.strerror, path)
+        os.close(handle)
+        self.temps.append((temp_path, path))
+        return temp_path
+
+    def final_name(self, name):
+        """The output path of a temporary file's path (other names as they are)."""
+        return dict(self.temps).get(name, name)
+
+    def commit(self):
+        """Moves every temporary file to its final path, with the permissions of a new file."""
+        mask = os.umask(0)
+        os.umask(mask)
+        for temp_path, path in self.temps:
+            os.chmod(temp_path, 0o666 & ~mask)
+            os.replace(temp_path, path)
+        self.temps = []
+
+    def discard(self):
+        """Removes the temporary files left."""
+        for temp_path, _ in self.temps:
+            try:
+                os.remove(temp_path)
+            except OSError:
+                pass
+        self.temps = []
+
+
+def output_clashes(args):
+    """The errors for outputs that are an input file (writing them would destroy the input)."""
+    inputs = list(args.traces) + list(args.stacks) + list(args.findings)
+    errors = []
+    for option, out in (("--json", args.json), ("--svg", args.svg), ("--rewrite", args.rewrite)):
+        if not out or not os.path.exists(out):
+            continue
+        for path in inputs:
+            if os.path.exists(path) and os.path.samefile(out, path):
+                errors.append("%s %s: is an input file (%s); refusing to overwrite it" % (option, out, path))
+                break
+    return errors
+
+
+def write_outputs(args, options, analyses, findings, files):
+    """The summary, the gap table and the files asked for (as temporary files of `files`)."""
     ranked, unexplained = analysis.join_findings(analyses, findings)
+    if args.json:
+        with open(files.temp(args.json), "w", encoding="utf-8") as f:
+            json.dump(report.json_report(analyses, ranked, unexplained, options, bool(args.findings)), f, indent=1,
+                      default=report.json_default)
+            f.write("\n")
+    if args.svg:
+        with open(files.temp(args.svg), "w", encoding="utf-8") as f:
+            f.write(svg_timeline.render(analyses, options))
+    moved = None
+    if args.rewrite:
+        moved = trace_rewrite.rewrite(analyses[0], files.temp(args.rewrite), args.rewrite.endswith(".gz"))
+    files.commit()
     if not args.quiet:
         sys.stdout.write(report.summary_text(analyses, ranked, unexplained, options, args.top,
                                              bool(args.findings)))
     if args.gaps:
         sys.stdout.write("\n" + report.gaps_table(analyses))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report.json_report(analyses, ranked, unexplained, options, bool(args.findings)), f, indent=1,
-                      default=report.json_default)
-            f.write("\n")
-    if args.svg:
-        with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(svg_timeline.render(analyses, options))
-    if args.rewrite:
-        moved = trace_rewrite.rewrite(analyses[0], args.rewrite)
-        print("%s: wrote %s: %d blocking call%s moved to their own track"
+    if moved is not None:
+        print("%s: wrote %s: %d blocking call%s moved to their own tracks"
               % (PROG, args.rewrite, moved, "" if moved == 1 else "s"), file=sys.stderr)
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     options = analysis.Options(args.threshold_us, args.window, args.tolerance_us, args.async_margin_us)
-    stacks, findings, errors = load_inputs(args)
+    errors = output_clashes(args)
+    if not errors:
+        stacks, findings, errors = load_inputs(args)
     if not errors:
         analyses, errors = analyse_traces(args, options, stacks, findings)
     for message in errors:
         error(message)
     if errors:
         return 2
+    files = OutputFiles()
     try:
-        write_outputs(args, options, analyses, findings)
+        write_outputs(args, options, analyses, findings, files)
     except TraceError as problem:
         error("%s: %s" % (args.traces[0], problem))
         return 2
     except OSError as problem:
-        error("cannot write %s: %s" % (problem.filename, problem.strerror))
+        error("cannot write %s: %s" % (files.final_name(problem.filename), problem.strerror or problem))
         return 2
+    finally:
+        files.discard()
     return 0

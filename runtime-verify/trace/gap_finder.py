@@ -7,9 +7,12 @@ Returns:
     of all GPU activity, or the union of the intervals of the user_annotation events of a name;
   - device_usage(): per device, a DeviceUsage (busy and idle us over the window, the idle
     intervals);
-  - find_gaps(): per (device, stream), the Gap tuples of at least the threshold between two
-    consecutive activities of the stream, clipped to the window, each with the part of it during
-    which the whole device was idle.
+  - find_gaps(): per device, the Gap tuples: the times between two consecutive activities of the
+    device (any stream) during which none of its streams runs, whose idle time inside the window is
+    at least the threshold. A gap keeps its real start and end (where the device went idle and
+    resumed, maybe outside the window): the attribution looks at its start; device_idle_us is the
+    part inside the window. Gaps of one device are disjoint, so each instant of device idle time is
+    in at most one gap; stream is the stream of the activity that ended the gap.
 Interval helpers (merge, total length, IntervalSet for overlap queries) are here too.
 """
 
@@ -63,17 +66,6 @@ class IntervalSet:
             index += 1
         return length
 
-    def pieces(self, start, end):
-        """The parts of [start, end] inside the set."""
-        index = max(bisect.bisect_right(self.starts, start) - 1, 0)
-        found = []
-        while index < len(self.intervals) and self.intervals[index][0] < end:
-            low, high = max(start, self.intervals[index][0]), min(end, self.intervals[index][1])
-            if high > low:
-                found.append((low, high))
-            index += 1
-        return found
-
 
 def resolve_window(activities, annotations, name=None):
     """The Window: all GPU activity by default, else the annotation `name` (host side first)."""
@@ -88,16 +80,6 @@ def resolve_window(activities, annotations, name=None):
     known = sorted({a.name for a in annotations})
     raise WindowError("no user_annotation named %r (annotations in this trace: %s)"
                       % (name, ", ".join(known) if known else "none"))
-
-
-def activities_by_stream(activities):
-    """(device, stream) -> the stream's activities sorted by start."""
-    streams = collections.defaultdict(list)
-    for activity in activities:
-        streams[(activity.device, activity.stream)].append(activity)
-    for stream_activities in streams.values():
-        stream_activities.sort(key=lambda activity: (activity.start, activity.end))
-    return streams
 
 
 def device_usage(activities, window):
@@ -151,26 +133,29 @@ def complement(busy, window_intervals):
     return idle
 
 
-def find_gaps(activities, window, usage, threshold_us):
-    """The Gap tuples of every stream, sorted by start (see the module docstring)."""
+def find_gaps(activities, window, threshold_us):
+    """The Gap tuples of every device, sorted by start (see the module docstring)."""
     window = IntervalSet(window.intervals)
+    per_device = collections.defaultdict(list)
+    for activity in activities:
+        per_device[activity.device].append(activity)
     gaps = []
-    for (device, stream), stream_activities in activities_by_stream(activities).items():
-        gaps.extend(stream_gaps(device, stream, stream_activities, window, usage[device], threshold_us))
-    gaps.sort(key=lambda gap: (gap.start, str(gap.device), str(gap.stream)))
+    for device, device_activities in per_device.items():
+        device_activities.sort(key=lambda activity: (activity.start, activity.end))
+        gaps.extend(device_gaps(device, device_activities, window, threshold_us))
+    gaps.sort(key=lambda gap: (gap.start, str(gap.device)))
     return gaps
 
 
-def stream_gaps(device, stream, stream_activities, window, usage, threshold_us):
-    """The gaps of one stream: between the end of the work so far and the next activity's start."""
+def device_gaps(device, device_activities, window, threshold_us):
+    """The gaps of one device: from the end of all its work so far to the next activity's start."""
     found = []
-    busy_until, previous = stream_activities[0].end, stream_activities[0]
-    for activity in stream_activities[1:]:
+    busy_until, previous = device_activities[0].end, device_activities[0]
+    for activity in device_activities[1:]:
         if activity.start > busy_until:
-            for start, end in window.pieces(busy_until, activity.start):
-                if end - start >= threshold_us:
-                    found.append(Gap(device, stream, start, end, usage.idle_intervals.overlap(start, end),
-                                     previous, activity))
+            idle_us = window.overlap(busy_until, activity.start)
+            if idle_us > 0 and idle_us >= threshold_us:
+                found.append(Gap(device, activity.stream, busy_until, activity.start, idle_us, previous, activity))
         if activity.end > busy_until:
             busy_until, previous = activity.end, activity
     return found

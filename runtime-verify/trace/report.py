@@ -67,7 +67,7 @@ def trace_summary(result, options, top):
     undecided = [g for g in result.gaps if g["category"] == attribution.UNDECIDED]
     if undecided:
         undecided_idle = totals["idle_undecided_us"]
-        out.append("  undecided (an async copy without its GPU activity in progress): %.1f us in %s "
+        out.append("  undecided (a copy or memset without its GPU activity in progress): %.1f us in %s "
                    "(%.1f %% of idle time)"
                    % (undecided_idle, count(len(undecided), "gap"), percent(undecided_idle, idle)))
     out.extend(section("top lines by GPU idle time caused", result.by_line(), top, line_text))
@@ -140,6 +140,8 @@ def gaps_table(analyses):
                    % ("offset_us", "dur_us", "idle_us", "stream", "category", "call", "op chain", "line [findings]"))
         for gap in result.gaps:
             call = gap["call"]["name"] if gap["call"] else "-"
+            if gap["wait_thread"] == attribution.OTHER_THREAD:
+                call += "*"
             line = gap["location"] or "-"
             if gap["findings"]:
                 line += " [%s]" % ", ".join(gap["findings"])

@@ -134,7 +134,7 @@ def row_background(scale, span, y):
 
 
 def stream_row(result, device, stream, y, scale, span):
-    """A GPU stream: its activities by kind, and its gaps marked under it."""
+    """A GPU stream: its activities by kind, and its device's gaps marked under it."""
     out = [text(10, y + 12, "GPU %s stream %s" % (device, stream)), row_background(scale, span, y)]
     activities = [a for a in result.data.activities if a.device == device and a.stream == stream]
     by_kind = {kind: [(a.start, a.end) for a in activities if a.kind == kind] for kind in KIND_COLOURS}
@@ -144,8 +144,8 @@ def stream_row(result, device, stream, y, scale, span):
                              0.6 if kind == "kernel" else 1.0))
     else:
         out.extend(binned_rects(by_kind, KIND_COLOURS, scale, span, y + 1, ROW - 2))
-    gaps = {category: [(g["start_us"], g["end_us"]) for g in result.gaps
-                       if g["device"] == device and g["stream"] == stream and g["category"] == category]
+    gaps = {category: [(g["start_us"], g["end_us"]) for g in result.gaps   # the device's gaps, on each stream
+                       if g["device"] == device and g["category"] == category]
             for category in GAP_COLOURS}
     if sum(len(intervals) for intervals in gaps.values()) <= DETAILED_LIMIT:
         for category, colour in GAP_COLOURS.items():

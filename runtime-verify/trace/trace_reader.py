@@ -5,6 +5,8 @@ Returns: a TraceData holding only what the analysis needs, as tuples:
   - activities: GPU work (kernel, gpu_memcpy, gpu_memset events) as Activity tuples;
   - host_calls: the CUDA runtime and driver calls that may block the host, as HostCall tuples
     (the others are only counted, per thread);
+  - launchers: correlation id -> the host thread (pid, tid) of every runtime/driver call that has
+    one, so that a GPU activity's launching thread is known;
   - cpu_ops: per host thread (pid, tid), an OpColumns (the ops' starts, ends and names in arrays,
     about 20 bytes an op; the rare "Call stack" arguments aside);
   - python_functions: per host thread, (start, end, name) tuples;
@@ -19,7 +21,10 @@ tuples, not with the file): a first pass reads the top-level keys before "traceE
 pass the events, and a third (tail) pass, only when needed, the top-level keys after the events.
 Without ijson, or with TORCH_SYNC_TRACE_NO_IJSON=1 in the environment, the stdlib json module
 reads the whole document at once, and one note on stderr says that memory is not bounded.
-Every failure to read is raised as TraceError with a one-line message.
+Both readers refuse NaN, Infinity and -Infinity (not JSON). Every failure to read is raised as
+TraceError with a one-line message. Traces of the older Kineto format, before schemaVersion (event
+categories "Kernel", "Memcpy", "Memset", "Runtime", "Operator"), are refused with a TraceError that
+says so: they are not supported.
 """
 
 import array
@@ -37,6 +42,7 @@ from attribution import may_block
 SUPPORTED_SCHEMA_VERSIONS = (1,)
 GPU_ACTIVITY_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 HOST_API_CATEGORIES = {"cuda_runtime": "runtime", "cuda_driver": "driver"}
+LEGACY_CATEGORIES = ("Kernel", "Memcpy", "Memset", "Runtime", "Operator")
 
 Activity = collections.namedtuple("Activity", "start end device stream kind name correlation")
 HostCall = collections.namedtuple("HostCall", "start end pid tid name correlation api")
@@ -115,6 +121,9 @@ class TraceData:
         self.top_level = {}
         self.activities = []
         self.host_calls = []
+        self.launchers = {}   # correlation id -> (pid, tid) of its runtime/driver call
+        self.threads = {}     # one shared (pid, tid) tuple per thread
+        self.legacy_categories = collections.Counter()
         self.cpu_ops = collections.defaultdict(OpColumns)     # (pid, tid) -> OpColumns
         self.python_functions = collections.defaultdict(list)  # (pid, tid) -> [(start, end, name)]
         self.annotations = []
@@ -208,7 +217,16 @@ def read_trace(path):
     except read_errors(ijson) as error:
         raise TraceError(describe_parse_error(error))
     check_schema(data)
+    refuse_legacy_format(data)
     return data
+
+
+def refuse_legacy_format(data):
+    """Raises TraceError for a trace of the older Kineto format (no activity of today's categories)."""
+    if data.legacy_categories and not data.activities:
+        raise TraceError("older Kineto trace format (categories %s): not supported; record the trace with "
+                         "a profiler that writes schemaVersion 1 (cat kernel, gpu_memcpy, cuda_runtime, ...)"
+                         % ", ".join(sorted(data.legacy_categories)))
 
 
 def refuse_empty(path):
@@ -222,10 +240,20 @@ def refuse_empty(path):
                 return
 
 
+def refuse_constant(name):
+    """json's parse_constant hook: NaN and Infinity are not JSON (ijson refuses them too)."""
+    raise ValueError("%s is not a JSON value" % name)
+
+
+def load_json(path):
+    """The whole document through the json module, NaN and Infinity refused."""
+    with open_binary(path) as f:
+        return json.load(f, parse_constant=refuse_constant)
+
+
 def read_with_json(path, data):
     """Fallback: the whole document through the json module."""
-    with open_binary(path) as f:
-        document = json.load(f)
+    document = load_json(path)
     if not isinstance(document, dict):
         raise TraceError("not a Chrome/Kineto trace: the top level is not a JSON object")
     if "traceEvents" not in document:
@@ -368,6 +396,9 @@ def add_event(data, event):
     category = event.get("cat")
     if not isinstance(category, str):
         return
+    if category in LEGACY_CATEGORIES:
+        data.legacy_categories[category] += 1
+        return
     start, duration = number(event.get("ts")), number(event.get("dur"))
     if category not in GPU_ACTIVITY_CATEGORIES and category not in HOST_API_CATEGORIES and \
             category not in ("cpu_op", "python_function", "user_annotation", "gpu_user_annotation"):
@@ -403,11 +434,13 @@ def add_activity(data, event, args, category, name, start, end):
 
 def add_host_call(data, event, args, category, name, start, end):
     """A CUDA runtime/driver call: kept when it may block, else only counted."""
-    key = thread_key(event)
+    key = data.threads.setdefault(thread_key(event), thread_key(event))
     data.host_api_calls_per_thread[key] += 1
+    correlation = integer_or_none(args.get("correlation"))
+    if correlation is not None:
+        data.launchers[correlation] = key
     if not may_block(name):
         return
-    correlation = integer_or_none(args.get("correlation"))
     if correlation is None:
         data.counts["host_calls_without_correlation"] += 1
     data.host_calls.append(HostCall(start, end, key[0], key[1], name, correlation,
@@ -433,8 +466,7 @@ def iter_events(path):
     ijson = ijson_module()
     try:
         if ijson is None:
-            with open_binary(path) as f:
-                document = json.load(f)
+            document = load_json(path)
             yield from document.get("traceEvents", [])
             return
         with open_binary(path) as f:
@@ -448,8 +480,7 @@ def top_level_parts(path):
     ijson = ijson_module()
     try:
         if ijson is None:
-            with open_binary(path) as f:
-                document = json.load(f)
+            document = load_json(path)
             keys = list(document)
             split = keys.index("traceEvents")
             return ({k: document[k] for k in keys[:split]}, {k: document[k] for k in keys[split + 1:]})

@@ -4,10 +4,12 @@ Perfetto drops slices that overlap improperly on one track, and a blocking CUDA 
 overlap the ATen ops around it that way; on a track of its own each wait shows, whole.
 Takes: the TraceAnalysis of one trace (its waits) and the output path (.json, or .json.gz to
 compress).
-Returns: rewrite() writes the copy and returns the number of calls moved. Each blocking call (and
-the ac2g flow events that start or end on it) gets a new tid on the same pid, one more than the
-largest integer tid of that pid, named by thread_name metadata "host waits (torch-sync-trace)"
-and sorted right after the thread it came from; every other event is copied unchanged, in order.
+Returns: rewrite() writes the copy and returns the number of calls moved. The blocking calls of
+each host thread (pid, tid) (and the ac2g flow events that start or end on them) move to a waits
+track of their own: a new tid on the same pid, above the largest integer tid of that pid, named by
+thread_name metadata "host waits of THREAD [torch-sync-trace]" (THREAD: the thread's name, else
+its tid) and sorted right after the thread they came from; so the waits of several threads do not
+overlap on one track. Every other event is copied unchanged, in order.
 The copy is written event by event (the input streamed again), so memory stays bounded.
 """
 
@@ -16,7 +18,7 @@ import json
 
 from trace_reader import hashable, integer_or_none, iter_events, thread_key, top_level_parts
 
-TRACK_NAME = "host waits (torch-sync-trace)"
+TRACK_NAME = "host waits of %s [torch-sync-trace]"
 
 
 def wait_keys(waits):
@@ -32,19 +34,23 @@ def wait_keys(waits):
 
 
 def new_tids(data, waits):
-    """pid -> the tid of its waits track."""
-    tids = {}
+    """(pid, tid) of a waiting thread -> the tid of its waits track."""
+    tids, next_tid = {}, {}
     for wait in waits:
-        pid = wait.call.pid
-        if pid in tids:
+        thread = (wait.call.pid, wait.call.tid)
+        if thread in tids:
             continue
-        used = [tid for tid in data.tids_per_pid.get(pid, ()) if isinstance(tid, int)]
-        tids[pid] = max(used) + 1 if used else 1
+        pid = thread[0]
+        if pid not in next_tid:
+            used = [tid for tid in data.tids_per_pid.get(pid, ()) if isinstance(tid, int)]
+            next_tid[pid] = max(used) + 1 if used else 1
+        tids[thread] = next_tid[pid]
+        next_tid[pid] += 1
     return tids
 
 
 def moved_copy(event, correlations, keys, tids):
-    """The event as written: on the waits track when it is a blocking call or its flow, else as is."""
+    """The event as written: on its thread's waits track when it is a blocking call or its flow, else as is."""
     if not isinstance(event, dict):
         return event, False
     thread = None
@@ -59,20 +65,18 @@ def moved_copy(event, correlations, keys, tids):
     if thread is None or thread_key(event) != thread:
         return event, False
     moved = dict(event)
-    moved["tid"] = tids[thread[0]]
+    moved["tid"] = tids[thread]
     return moved, True
 
 
-def metadata_events(waits, tids, data):
+def metadata_events(tids, data):
     """thread_name and thread_sort_index of each waits track."""
     events = []
-    origins = {}
-    for wait in waits:
-        origins.setdefault(wait.call.pid, wait.call.tid)
-    for pid, tid in tids.items():
-        origin = origins[pid]
+    for (pid, origin), tid in tids.items():
+        name = data.thread_names.get((pid, origin)) or "thread %s" % origin
         sort_index = origin + 1 if isinstance(origin, int) else tid
-        events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": TRACK_NAME}})
+        events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                       "args": {"name": TRACK_NAME % name}})
         events.append({"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid,
                        "args": {"sort_index": sort_index}})
     return events
@@ -82,13 +86,15 @@ def to_json(value):
     return json.dumps(value, separators=(", ", ": "), default=float)
 
 
-def rewrite(result, out):
-    """Writes the copy (see the module docstring); returns the number of calls moved."""
+def rewrite(result, out, compress=None):
+    """Writes the copy to `out` (gzipped when `compress`, by default when `out` ends in .gz; see the
+    module docstring); returns the number of calls moved."""
     data = result.data
     correlations, keys = wait_keys(result.waits)
     tids = new_tids(data, result.waits)
     header, tail = top_level_parts(data.path)
-    opener = gzip.open if out.endswith(".gz") else open
+    compress = out.endswith(".gz") if compress is None else compress
+    opener = gzip.open if compress else open
     moved_calls = 0
     with opener(out, "wt", encoding="utf-8") as f:
         f.write("{\n")
@@ -102,7 +108,7 @@ def rewrite(result, out):
                 moved_calls += 1
             f.write(("" if first else ",\n") + to_json(written))
             first = False
-        for event in metadata_events(result.waits, tids, data):
+        for event in metadata_events(tids, data):
             f.write(("" if first else ",\n") + to_json(event))
             first = False
         f.write("\n  ]")

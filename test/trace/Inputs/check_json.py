@@ -14,7 +14,7 @@ TRACE_FIELDS = {"label": str, "path": str, "reader": str, "schema_version": (int
                 "host_busy": list, "gaps": list, "notes": list}
 GAP_FIELDS = {"device": object, "stream": object, "start_us": float, "end_us": float, "offset_us": float,
               "duration_us": float, "device_idle_us": float, "category": str, "call": (dict, type(None)),
-              "thread": (str, type(None)), "op_chain": list, "op_chain_text": str, "top_op": (str, type(None)),
+              "thread": (str, type(None)), "wait_thread": (str, type(None)), "op_chain": list, "op_chain_text": str, "top_op": (str, type(None)),
               "location": (str, type(None)), "function": (str, type(None)), "line_source": (str, type(None)),
               "findings": list, "previous_activity": str, "next_activity": str}
 WINDOW_FIELDS = {"source": str, "name": (str, type(None)), "start_us": float, "end_us": float,
@@ -32,6 +32,19 @@ def check(obj, fields, where):
             sys.exit("check_json: %s: %r is %r" % (where, name, value))
 
 
+def check_idle_counted_once(trace):
+    """The gaps of a device do not overlap, and the categories add up to the idle time in gaps."""
+    ends = {}
+    for gap in sorted(trace["gaps"], key=lambda g: g["start_us"]):
+        if gap["start_us"] < ends.get(str(gap["device"]), float("-inf")):
+            sys.exit("check_json: overlapping gaps on device %s at %s" % (gap["device"], gap["start_us"]))
+        ends[str(gap["device"])] = gap["end_us"]
+    parts = trace["idle_behind_waits_us"] + trace["idle_host_busy_us"] + trace["idle_undecided_us"]
+    if abs(parts - trace["idle_in_gaps_us"]) > 0.01 or trace["idle_in_gaps_us"] > trace["idle_us"] + 0.01:
+        sys.exit("check_json: categories %.3f us, idle in gaps %.3f us, idle %.3f us"
+                 % (parts, trace["idle_in_gaps_us"], trace["idle_us"]))
+
+
 def main():
     report = json.load(open(sys.argv[1]))
     if report.get("format") != "torch-sync-trace-report" or report.get("version") != 1:
@@ -46,6 +59,10 @@ def main():
                 sys.exit("check_json: category %r" % gap["category"])
             if (gap["call"] is None) != (gap["category"] == "host-busy"):
                 sys.exit("check_json: a %s gap with call %r" % (gap["category"], gap["call"]))
+            if gap["wait_thread"] not in ((None,) if gap["call"] is None else
+                                          ("launching-thread", "other-thread", "launcher-unknown")):
+                sys.exit("check_json: a %s gap with wait_thread %r" % (gap["category"], gap["wait_thread"]))
+        check_idle_counted_once(trace)
         waits = [g for g in trace["gaps"] if g["category"] == "host-wait"]
         print("trace %s: gaps %d, behind waits %d, share %s" % (
             trace["label"], trace["gap_count"], len(waits),

@@ -1,16 +1,19 @@
 """Compares a trace with its torch-sync-trace --rewrite copy.
 
 Usage: check_rewrite.py ORIGINAL REWRITTEN
-Prints the waits track, the calls moved onto it by name, and how many events were moved or kept: every
-event of the original must be in the copy, in order, either unchanged or the same event on the waits
-track. Exits 1 (with a message) when the copy is not valid JSON or an event changed otherwise.
+Prints each waits track (its name) with the calls moved onto it by name, and how many events were moved
+or kept: every event of the original must be in the copy, in order, either unchanged or the same event
+moved to the waits track of its own thread (same pid). Exits 1 (with a message) when the copy is not
+valid JSON, a waits track's tid was already used, slices overlap on a waits track, or an event changed
+otherwise.
 """
 import collections
 import gzip
 import json
+import re
 import sys
 
-TRACK = "host waits (torch-sync-trace)"
+TRACK = re.compile(r"^host waits of (.*) \[torch-sync-trace\]$")
 
 
 def load(path):
@@ -19,27 +22,42 @@ def load(path):
         return json.load(f)
 
 
+def waits_tracks(rewritten):
+    """(pid, tid) -> name of every waits track."""
+    return {(e["pid"], e["tid"]): e["args"]["name"] for e in rewritten["traceEvents"]
+            if e.get("ph") == "M" and e.get("name") == "thread_name" and TRACK.match(str(e["args"].get("name")))}
+
+
+def check_no_overlap(slices, name):
+    end = float("-inf")
+    for start, duration in sorted(slices):
+        if start < end:
+            sys.exit("check_rewrite: overlapping slices on %s" % name)
+        end = start + duration
+
+
 def main():
     original, rewritten = load(sys.argv[1]), load(sys.argv[2])
-    tracks = [(e["pid"], e["tid"]) for e in rewritten["traceEvents"]
-              if e.get("ph") == "M" and e.get("name") == "thread_name" and e["args"].get("name") == TRACK]
+    tracks = waits_tracks(rewritten)
     print("waits tracks %d" % len(tracks))
-    track = tracks[0]
-    if any((e.get("pid"), e.get("tid")) == track for e in original["traceEvents"]):
-        sys.exit("check_rewrite: the waits track's tid was already used")
-    moved = collections.Counter(e["name"] for e in rewritten["traceEvents"]
-                                if (e.get("pid"), e.get("tid")) == track and e.get("ph") == "X")
-    for name, count in sorted(moved.items()):
-        print("moved %s %d" % (name, count))
+    used = {(e.get("pid"), e.get("tid")) for e in original["traceEvents"]}
+    for track, name in sorted(tracks.items(), key=lambda item: str(item[0])):
+        if track in used:
+            sys.exit("check_rewrite: the waits track's tid was already used")
+        slices = [e for e in rewritten["traceEvents"] if (e.get("pid"), e.get("tid")) == track and e.get("ph") == "X"]
+        check_no_overlap([(e["ts"], e["dur"]) for e in slices], name)
+        print("track %s" % name)
+        for call, count in sorted(collections.Counter(e["name"] for e in slices).items()):
+            print("moved %s %d" % (call, count))
     copy_events = [e for e in rewritten["traceEvents"]
-                   if not (e.get("ph") == "M" and (e.get("pid"), e.get("tid")) == track)]
+                   if not (e.get("ph") == "M" and (e.get("pid"), e.get("tid")) in tracks)]
     if len(copy_events) != len(original["traceEvents"]):
         sys.exit("check_rewrite: %d events, the original has %d" % (len(copy_events), len(original["traceEvents"])))
     moved_events = unchanged = 0
     for before, after in zip(original["traceEvents"], copy_events):
         if before == after:
             unchanged += 1
-        elif dict(before, tid=track[1]) == after and before.get("pid") == track[0]:
+        elif (after.get("pid"), after.get("tid")) in tracks and dict(before, tid=after["tid"]) == after:
             moved_events += 1
         else:
             sys.exit("check_rewrite: event changed: %r -> %r" % (before, after))
