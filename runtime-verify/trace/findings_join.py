@@ -83,14 +83,22 @@ def sarif_findings(document, path, skipped):
             results = field(run, "results", (list,), "runs[%d]" % index, required=False) or []
         except BadField as problem:
             raise FindingsError(str(problem))
-        for result in results:
-            try:
-                finding = sarif_result(result, bases, path)
-            except BadField as problem:
-                skipped[str(problem)] += 1
-                continue
-            if finding is not None:
-                findings.append(finding)
+        findings += convert_each(results, lambda result: sarif_result(result, bases, path), skipped)
+    return findings
+
+
+def convert_each(entries, convert, skipped):
+    """The Findings that convert makes of entries; an entry whose fields have the wrong type (BadField) is
+    counted in skipped by its problem, and one that convert turns into None is left out."""
+    findings = []
+    for entry in entries:
+        try:
+            finding = convert(entry)
+        except BadField as problem:
+            skipped[str(problem)] += 1
+            continue
+        if finding is not None:
+            findings.append(finding)
     return findings
 
 
@@ -143,14 +151,8 @@ def yaml_findings(text, path, skipped):
     lines = LineTable()
     findings = []
     for document in documents:
-        for diagnostic in document["Diagnostics"]:
-            try:
-                finding = yaml_diagnostic(diagnostic, lines, path)
-            except BadField as problem:
-                skipped[str(problem)] += 1
-                continue
-            if finding is not None:
-                findings.append(finding)
+        findings += convert_each(document["Diagnostics"],
+                                 lambda diagnostic: yaml_diagnostic(diagnostic, lines, path), skipped)
     return findings
 
 
