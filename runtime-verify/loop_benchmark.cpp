@@ -29,6 +29,7 @@
 #define TORCH_SYNC_SAMPLE_NO_MAIN
 #include "../samples/minimal_loop.cpp"
 
+#include "json_string.h"
 #include "op_stacks.h"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -278,20 +279,7 @@ LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device,
   return report;
 }
 
-std::string jsonString(const std::string &text) {
-  std::ostringstream out;
-  out << '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out << '\\' << c;
-    else if (static_cast<unsigned char>(c) < 0x20)
-      out << ' ';
-    else
-      out << c;
-  }
-  out << '"';
-  return out.str();
-}
+using torch_sync::runtime::jsonString;
 
 std::string jsonNumber(double value) {
   if (!std::isfinite(value))

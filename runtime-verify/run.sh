@@ -73,6 +73,12 @@ else
   for exe in "$build"/samples/*; do [[ -x $exe ]] && samples+=("$(basename "$exe")"); done
 fi
 
+# Kineto and the recorders name files by their absolute paths: keep them relative to the repository (the
+# source root as ".", the output folder as runtime-verify/observations/).
+relativize_paths() {
+  sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" -e "s|\"$root\"|\".\"|g" "$@"
+}
+
 mkdir -p "$out" "$build/logs"
 status_file=$build/logs/status.tsv
 : >"$status_file"
@@ -123,9 +129,7 @@ if (($# == 0)) && [[ -x $build/loop_benchmark ]]; then
   if timeout -k 10 "$timeout_s" "$build/loop_benchmark" "$out/loop_benchmark" >"$build/logs/loop_benchmark.stdout" \
     2>"$build/logs/loop_benchmark.stderr"; then
     echo "runtime-verify: loop_benchmark: ok" >&2
-    # Kineto names each trace by its absolute path: keep the path relative to the repository.
-    sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" -e "s|\"$root\"|\".\"|g" \
-      "$out"/loop_benchmark/*.json
+    relativize_paths "$out"/loop_benchmark/*.json
   else
     echo "runtime-verify: loop_benchmark: failed (status $?; see $build/logs/loop_benchmark.stderr)" >&2
     failed=1
@@ -143,9 +147,8 @@ if ((traces_only)); then
     if TORCH_SYNC_TRACE=$out/traces/$name TORCH_SYNC_SOURCE_ROOT=$root timeout -k 10 "$timeout_s" "$exe" \
       >"$build/logs/trace_$name.stdout" 2>"$build/logs/trace_$name.stderr"; then
       echo "runtime-verify: trace_$name: ok" >&2
-      sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" -e "s|\"$root\"|\".\"|g" \
-        "$out/traces/$name.json" "$out/traces/$name.stacks.json"
-      # Committed gzipped (torch-sync-trace reads .json.gz), except box_filtering's (.gitignore): too large.
+      relativize_paths "$out/traces/$name.json" "$out/traces/$name.stacks.json"
+      # Gzipped, as committed (torch-sync-trace reads .json.gz); box_filtering's are too large and ignored.
       gzip -9 -n -f "$out/traces/$name.json" "$out/traces/$name.stacks.json"
     else
       echo "runtime-verify: trace_$name: failed (status $?; see $build/logs/trace_$name.stderr)" >&2
@@ -156,7 +159,7 @@ if ((traces_only)); then
   if timeout -k 10 "$timeout_s" "$python" "$here/python_trace_loop.py" "$out/traces" \
     >"$build/logs/python_trace_loop.stdout" 2>"$build/logs/python_trace_loop.stderr"; then
     echo "runtime-verify: python_trace_loop: ok" >&2
-    sed -i -e "s|$root/||g" -e "s|$out/|runtime-verify/observations/|g" "$out/traces/python_printing.json"
+    relativize_paths "$out/traces/python_printing.json"
     gzip -9 -n -f "$out/traces/python_printing.json"
   else
     echo "runtime-verify: python_trace_loop: failed (status $?; see $build/logs/python_trace_loop.stderr)" >&2

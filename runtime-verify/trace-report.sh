@@ -28,24 +28,21 @@ done
 [[ -x $tidy ]] || { echo "trace-report: no torch-sync-tidy at '$tidy' (scripts/build.sh 22, or --tidy)" >&2; exit 2; }
 
 out=$here/observations/trace-report
-obs=$here/observations
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # A compilation database of the three samples, with the flags of a CUDA build of LibTorch.
-samples=(minimal_loop training_loop_logging metrics)
+files=(samples/minimal_loop.cpp samples/training_loop_logging.cpp samples/metrics.cpp)
 {
   echo "["
-  for i in "${!samples[@]}"; do
+  for i in "${!files[@]}"; do
     ((i > 0)) && echo ","
     printf '{"directory": "%s", "file": "%s", "arguments": ["clang++", "-std=c++17", "-isystem", "%s", "-isystem", "%s", "-c", "%s"]}' \
-      "$root" "samples/${samples[$i]}.cpp" "$headers" "$headers/torch/csrc/api/include" "samples/${samples[$i]}.cpp"
+      "$root" "${files[$i]}" "$headers" "$headers/torch/csrc/api/include" "${files[$i]}"
   done
   echo "]"
 } >"$work/compile_commands.json"
-files=()
-for sample in "${samples[@]}"; do files+=("samples/$sample.cpp"); done
 (cd "$root" && scripts/sarif.sh -p "$work" --tidy "$tidy" --srcroot "$root" -o "$work/findings.sarif" \
   "${files[@]}" 2>"$work/tidy.log") ||
   { cat "$work/tidy.log" >&2; echo "trace-report: the checker failed" >&2; exit 1; }

@@ -2,6 +2,7 @@
 // of each top-level operator, and the JSON writer.
 #include "op_stacks.h"
 
+#include "json_string.h"
 #include "stack_trace.h"
 
 #include <ATen/record_function.h>
@@ -95,20 +96,6 @@ void onOperatorEnd(const at::RecordFunction &, at::ObserverContext *context) {
     state.operators[open->index].endNs = endNs;
 }
 
-void writeJsonString(std::ostream &out, const std::string &text) {
-  static const char kHex[] = "0123456789abcdef";
-  out << '"';
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\')
-      out << '\\' << c;
-    else if (c < 0x20)
-      out << "\\u00" << kHex[c >> 4] << kHex[c & 15];
-    else
-      out << c;
-  }
-  out << '"';
-}
-
 } // namespace
 
 OpStackRecorder::OpStackRecorder() {
@@ -152,18 +139,18 @@ std::size_t OpStackRecorder::write(const std::string &path, const std::string &s
   if (!out)
     throw std::runtime_error("cannot write the operator stacks to " + path);
   out << "{\"format\": \"torch-sync-op-stacks\", \"version\": 1, \"clock\": \"unix_ns\", \"source_root\": ";
-  writeJsonString(out, sourceRoot);
+  out << jsonString(sourceRoot);
   out << ", \"dropped_operators\": " << dropped << ",\n \"ops\": [";
   for (std::size_t i = 0; i < operators.size(); ++i) {
     const OperatorRecord &record = operators[i];
     const int user = firstUserFrame(frames[i]);
     out << (i ? ",\n  " : "\n  ") << "{\"name\": ";
-    writeJsonString(out, record.name);
+    out << jsonString(record.name);
     out << ", \"tid\": " << record.threadId << ", \"start_ns\": " << record.startNs
         << ", \"end_ns\": " << (record.endNs ? record.endNs : record.startNs) << ", \"location\": ";
-    writeJsonString(out, user < 0 ? std::string() : describeLocation(frames[i][user], sourceRoot));
+    out << jsonString(user < 0 ? std::string() : describeLocation(frames[i][user], sourceRoot));
     out << ", \"function\": ";
-    writeJsonString(out, user < 0 ? std::string() : readableFunction(frames[i][user].function));
+    out << jsonString(user < 0 ? std::string() : readableFunction(frames[i][user].function));
     out << "}";
   }
   out << "\n]}\n";

@@ -7,6 +7,7 @@
 #include "cupti_calls.h"
 #include "prefixes.h"
 #include "host_wait.h"
+#include "json_string.h"
 #include "stack_trace.h"
 #include "sync_debug_mode.h"
 
@@ -177,34 +178,7 @@ std::string baseName(const std::string &path) { return std::string(runtime::base
 
 // ---- Output ------------------------------------------------------------------------------------------
 
-std::string jsonString(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        char buffer[8];
-        std::snprintf(buffer, sizeof(buffer), "\\u%04x", c);
-        out += buffer;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  return out + "\"";
-}
+using runtime::jsonString;
 
 std::string jsonOrNull(const std::string &s) { return s.empty() ? "null" : jsonString(s); }
 
