@@ -15,6 +15,7 @@
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace clang::tidy::torch_sync {
@@ -149,10 +150,13 @@ unsigned SyncCheckBase::libTorchVersion() const {
     if (!Macro || Macro->getNumTokens() != 1 ||
         Macro->tokens()[0].isNot(tok::numeric_constant))
       return std::nullopt;
+    // A macro read from a precompiled header or a clangd preamble has no
+    // literal data in memory: spell the token through the preprocessor.
+    SmallString<16> Buffer;
+    bool Invalid = false;
+    StringRef Spelling = PP->getSpelling(Macro->tokens()[0], Buffer, &Invalid);
     unsigned Value = 0;
-    if (StringRef(Macro->tokens()[0].getLiteralData(),
-                  Macro->tokens()[0].getLength())
-            .getAsInteger(10, Value))
+    if (Invalid || Spelling.getAsInteger(10, Value))
       return std::nullopt;
     return Value;
   };
