@@ -71,6 +71,9 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
       LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
       ProjectFactsFile(Options.getLocalOrGlobal("ProjectFactsFile", "")),
+      IgnoreUnitTests(Options.getLocalOrGlobal("IgnoreUnitTests", true)),
+      UnitTestMacros(Options.getLocalOrGlobal("UnitTestMacros",
+                                              DefaultUnitTestMacros)),
       TidyContext(Context),
       LibTorchHeaderPattern(LibTorchHeaderRegex),
       ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
@@ -130,6 +133,8 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "SkipLibraryHeaders", SkipLibraryHeaders);
   Options.store(Opts, "LibTorchVersion", LibTorchVersion);
   Options.store(Opts, "ProjectFactsFile", ProjectFactsFile);
+  Options.store(Opts, "IgnoreUnitTests", IgnoreUnitTests);
+  Options.store(Opts, "UnitTestMacros", UnitTestMacros);
 }
 
 void SyncCheckBase::onStartOfTranslationUnit() {
@@ -138,6 +143,7 @@ void SyncCheckBase::onStartOfTranslationUnit() {
   Inference.reset();
   InferenceContext = nullptr;
   Facts.reset();
+  Tests.emplace(utils::options::parseStringList(UnitTestMacros));
 }
 
 unsigned SyncCheckBase::libTorchVersion() const {
@@ -274,6 +280,8 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
   if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
     return false;
   if (LoopsOnly && !runsOnEveryLoopIteration(Call, Context))
+    return false;
+  if (IgnoreUnitTests && Tests && Tests->contains(Call, Context))
     return false;
   return !isInIntendedFunction(Call, Context);
 }

@@ -21,6 +21,7 @@
 #include "ProjectFacts.h"
 #include "SyncFacts.h"
 #include "SyncGuard.h"
+#include "UnitTestCode.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -49,6 +50,9 @@ public:
   ///                          the version the parsed headers define
   ///   ProjectFactsFile       the project facts file (ProjectFacts.h) that
   ///                          the device inference reads, or "" for none
+  ///   IgnoreUnitTests        no findings in unit-test bodies and their
+  ///                          file-local helpers (UnitTestCode.h)
+  ///   UnitTestMacros         the test macros whose bodies those are
   SyncCheckBase(StringRef Name, ClangTidyContext *Context);
 
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
@@ -88,7 +92,8 @@ protected:
   /// Whether a sync by \p Call may be reported at its place: not in a
   /// LibTorch or system header, not yet reported (another template
   /// instantiation), inside a loop when LoopsOnly is set, not in an
-  /// intended-sync function. Cheap: call it before inferring devices.
+  /// intended-sync function, not in unit-test code with IgnoreUnitTests.
+  /// Cheap: call it before inferring devices.
   bool isReportablePlace(const Expr &Call, ASTContext &Context);
 
   /// Whether a sync on a tensor on \p Device is reported: never on the CPU;
@@ -224,6 +229,8 @@ private:
   const bool SkipLibraryHeaders;
   const std::string LibTorchVersion;
   const std::string ProjectFactsFile;
+  const bool IgnoreUnitTests;
+  const std::string UnitTestMacros;
   /// For the SystemHeaders option of the current file.
   ClangTidyContext *const TidyContext;
   /// The unit whose traversal scope this check limited, until its end.
@@ -234,6 +241,8 @@ private:
   /// Owned by the Preprocessor.
   ConditionalBranches *Branches = nullptr;
   std::vector<llvm::Regex> IntendedPatterns;
+  /// The unit-test code of the current translation unit.
+  std::optional<UnitTestCode> Tests;
   llvm::Regex LibTorchHeaderPattern;
   llvm::Regex ThirdPartyHeaderPattern;
   llvm::DenseSet<unsigned> ReportedLocations;

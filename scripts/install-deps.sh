@@ -21,8 +21,11 @@ versions=("$@")
 # valgrind, time: instruction counts (callgrind), CPU time and peak memory in scripts/benchmark.sh.
 # python3-ijson: scripts/torch-sync-trace reads large traces streaming, in bounded memory (without it, the json
 #   module reads the whole trace at once).
+# catch2, doctest-dev: the unit-test frameworks whose test bodies the checks leave alone (IgnoreUnitTests),
+#   tested on their real headers (header-only).
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
-          libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson)
+          libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson
+          catch2 doctest-dev)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done
