@@ -28,7 +28,8 @@
 #   --cmake-source DIR       a CMake source folder, relative to CHECKOUT (repeatable)
 #   --cmake-arg ARG          an extra configure argument, e.g. -DWITH_CUDA=OFF (repeatable)
 #
-# A generated database compiles each source with clang++-N -std=STD, -I its own folder and
+# A generated database compiles each source with clang++-N -std=STD -DNDEBUG (a release build:
+# assert() and TORCH_INTERNAL_ASSERT_DEBUG_ONLY compiled out), -I its own folder and
 # the include/ folders beside it and its parents up to the checkout, the -I/-D given, and
 # LibTorch from --torch-include; .cu sources host-only as CUDA (-x cuda --cuda-host-only
 # --cuda-path=CUDA -nocudalib), and .cu sources or sources that include CUDA headers

@@ -172,7 +172,10 @@ def gen_entry(a, root, f, more=()):
         # c10::Half's operators are ambiguous with CUDA's __half operators.
         args += ["-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
                  "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__"]
-    args += ["-std=" + a.std]
+    # What a release build passes (CMake's Release and RelWithDebInfo, and setup.py builds through
+    # Python's CFLAGS): assert() and TORCH_INTERNAL_ASSERT_DEBUG_ONLY are compiled out, so a sync
+    # inside one does not run, and is not reported.
+    args += ["-std=" + a.std, "-DNDEBUG"]
     # The source's own folder and the include/ folders beside it and its parents (the
     # usual src/ + include/ layout), up to the checkout.
     d = os.path.dirname(f)
