@@ -218,10 +218,16 @@ trap 'rm -f "$out"' EXIT
 rc=$?
 cat "$out"
 # A finding in a header that several sources include is printed for each: counted once.
+# Compiler errors ([clang-diagnostic-*]) are not findings: clang-tidy names each source that
+# had them ("Error while processing FILE."), and the checks saw only part of those.
 findings=$(grep -E '^.+:[0-9]+:[0-9]+: (warning|error): .* \[[A-Za-z0-9_.,-]+\]$' "$out" |
-  sort -u | wc -l)
+  grep -v '\[clang-diagnostic-[A-Za-z0-9_.,-]*\]$' | sort -u | wc -l)
+incomplete=$(sed -n 's/^Error while processing \(.*\)\.$/\1/p' "$out" | sort -u)
 if [ "$rc" -ne 0 ] || [ "$findings" -gt 0 ]; then
   echo "torch-sync: ${findings} finding(s) in ${#sources[@]} file(s)$([ "$rc" -ne 0 ] && echo "; clang-tidy exited with $rc")" >&2
+fi
+if [ -n "$incomplete" ]; then
+  echo "torch-sync: $(wc -l <<<"$incomplete") file(s) did not parse, so their findings may be incomplete: $(paste -sd' ' <<<"$incomplete")" >&2
 fi
 if [ ${#unchecked[@]} -gt 0 ]; then
   echo "torch-sync: ${#unchecked[@]} header(s) not checked (sources failed to scan): ${unchecked[*]}" >&2

@@ -28,9 +28,11 @@
 #                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
 #                       --export-fixes are refused.
 #
-# clang-tidy's diagnostics are printed on stderr as usual. Exit status: 0 when every file was
-# analysed; 1 when clang-tidy failed on some file (a compiler error, or a finding promoted to
-# an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
+# clang-tidy's diagnostics are printed on stderr as usual. A file that did not parse (compiler
+# errors: the checks saw only part of it) or that clang-tidy failed on gets an error-level
+# notification in the log (toolExecutionNotifications, executionSuccessful false) and a line on
+# stderr. Exit status: 0 when every file was analysed; 1 when clang-tidy failed on some file
+# (a compiler error, or a finding promoted to an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
 # being written all the same; 2 on a usage error or bad input (no compilation database, no
 # clang-tidy, a conversion error, a baseline that is not a SARIF 2.1.0 log with torch-sync fingerprints: checked
 # before the analysis; a comparison that fails after it, e.g. logs of different tools, still
@@ -150,18 +152,20 @@ for i in "${!files[@]}"; do
 done
 wait
 
-failed=()
+failed=() unexported=()
 for i in "${!files[@]}"; do
   cat "$tmp/out/$i.txt" >&2
   rc=$(cat "$tmp/out/$i.rc")
   [ "$rc" = 0 ] || failed+=("${files[$i]} (exit $rc)")
+  # A unit that failed without exporting anything (a crash) still gets its notification.
+  [ "$rc" = 0 ] || [ -s "$tmp/fixes/$i.yaml" ] || unexported+=(--failed-unit "$rc" "${files[$i]}")
 done
 
 # With --baseline, the log is converted into the output file (a temporary one for stdout) and
 # then marked in place, so that a failed comparison leaves the unmarked log written.
 converted=$output
 [ -z "$baseline" ] || [ "$output" != - ] || converted=$tmp/log.sarif
-convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$converted")
+convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$converted" "${unexported[@]}")
 [ -n "$docs_url" ] && convert+=(--docs-url "$docs_url")
 "${convert[@]}" || exit 2
 

@@ -523,6 +523,9 @@ def cmd_scan(a):
         rc, out, err, secs = results[e["file"]][:4]
         text = out + ("\n" if out and not out.endswith("\n") else "") + err
         diags = parse_output(text)
+        for d in diags:  # clang-tidy names files as the command does: relative to its directory
+            for x in [d] + d.get("notes", []):
+                x["file"] = os.path.join(e["directory"], x["file"])
         errors = [d for d in diags if d["sev"] in ("error", "fatal error")]
         crash = (rc is not None and rc < 0) or any(m in text for m in CRASH_MARKERS)
         if rc is None:
@@ -562,6 +565,11 @@ def cmd_scan(a):
         tus.append(tu)
     tus.sort(key=lambda t: t["file"])
     flist = sorted(findings.values(), key=lambda f: (f["file"], f["line"], f["col"], f["check"]))
+    # A finding that only units with compiler errors reported comes from a partial AST: the
+    # report says so beside it.
+    incomplete = {t["file"] for t in tus if t["status"] == "parse-error"}
+    for f in flist:
+        f["only_from_incomplete_units"] = all(u in incomplete for u in f["translation_units"])
     by_check, by_file = {}, {}
     for f in flist:
         by_check[f["check"]] = by_check.get(f["check"], 0) + 1
@@ -578,6 +586,7 @@ def cmd_scan(a):
         "crashes": sum(t["status"] == "crash" for t in tus),
         "timeouts": sum(t["status"] == "timeout" for t in tus),
         "findings": len(flist),
+        "findings_only_from_incomplete_units": sum(f["only_from_incomplete_units"] for f in flist),
         "scan_wall_seconds": round(wall, 2),
         "cache_hits": sum(t["cached"] for t in tus),
     }
@@ -602,9 +611,12 @@ def cmd_scan(a):
     with open(os.path.join(a.out, "report.md"), "w") as fh:
         fh.write(markdown(report))
     s = summary
-    print("scan-project: %d TUs: %d analysed, %d failed to parse, %d crashed, %d timed out; %d findings; "
+    print("scan-project: %d TUs: %d analysed, %d failed to parse, %d crashed, %d timed out; %d findings%s; "
           "report in %s" % (s["translation_units"], s["analysed"], s["parse_errors"], s["crashes"],
-                            s["timeouts"], s["findings"], os.path.join(a.out, "report.md")), file=sys.stderr)
+                            s["timeouts"], s["findings"],
+                            " (%d only from units that did not parse)" % s["findings_only_from_incomplete_units"]
+                            if s["findings_only_from_incomplete_units"] else "",
+                            os.path.join(a.out, "report.md")), file=sys.stderr)
     if timing:
         print("scan-project: wall time: scan %.2fs, clang++ -fsyntax-only %.2fs, ratio %.3f" % (
             timing["tidy_median_seconds"], timing["syntax_only_median_seconds"], timing["ratio"]),
@@ -775,8 +787,13 @@ def markdown(r):
     L += ["", "## Findings", ""]
     if not r["findings"]:
         L.append("None.")
+    if s.get("findings_only_from_incomplete_units"):
+        L += ["%d finding(s) marked *(incomplete unit)* come only from translation units that did not parse: "
+              "the checks saw part of those units, so findings there may be missing or wrong." %
+              s["findings_only_from_incomplete_units"], ""]
     for f in r["findings"]:
-        L.append("- `%s:%d:%d` **%s**: %s" % (f["file"], f["line"], f["col"], f["check"], md_escape(f["message"])))
+        L.append("- `%s:%d:%d` **%s**: %s%s" % (f["file"], f["line"], f["col"], f["check"], md_escape(f["message"]),
+                                               " *(incomplete unit)*" if f.get("only_from_incomplete_units") else ""))
         for n in f["notes"]:
             L.append("    - note `%s:%d:%d`: %s" % (n["file"], n["line"], n["col"], md_escape(n["message"])))
     L += ["", "## Translation units", "", "| file | status | findings | seconds |", "|---|---|---|---|"]

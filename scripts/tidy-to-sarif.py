@@ -16,6 +16,9 @@ Usage: tidy-to-sarif.py [options] INPUT...
   --docs-dir DIR   torch-sync's docs/checks folder, read for each rule's description and help
                    text (default: docs/checks next to this script's folder, if present)
   --tool-name N    the tool's name in the log (default: torch-sync)
+  --failed-unit STATUS FILE
+                   a translation unit clang-tidy failed on (exit status STATUS) without
+                   exporting its compiler errors, e.g. a crash (repeatable)
 
 Each diagnostic becomes a result, sorted by file, position and check: ruleId (the check's
 name), level (warning, error, or note for a remark), message, a location (artifactLocation and
@@ -31,6 +34,13 @@ the flagged lines; nothing is written but the SARIF file.
 
 clang-tidy's YAML is read with PyYAML (Debian: python3-yaml, installed by
 scripts/install-deps.sh); a file it cannot read is rejected with its line number.
+
+The run's invocation says whether every translation unit was fully analysed
+(executionSuccessful): a unit with compiler errors (an error-level clang-diagnostic-* entry of
+its fixes file), whose findings come from what did parse, and a unit given with --failed-unit
+STATUS FILE (clang-tidy failed there and exported nothing) each get an error-level
+toolExecutionNotification naming the file (descriptor incomplete-translation-unit or
+failed-translation-unit), also printed on stderr.
 
 Exit status: 0 when the SARIF log was written, 2 on bad input (a clear message on stderr).
 """
@@ -118,7 +128,10 @@ def _message(entry, source, what):
 
 
 def load_diagnostics(paths):
-    """The diagnostics of every fixes file, as dicts, in input order (duplicates kept)."""
+    """The diagnostics of every fixes file, as dicts, in input order (duplicates kept), and the
+    translation units that did not parse: {main source file: its compiler errors}. A compiler
+    error is an error-level clang-diagnostic-* entry (a finding that WarningsAsErrors made an
+    error is not one); clang-tidy names the unit in MainSourceFile."""
     files = []
     for p in paths:
         if os.path.isdir(p):
@@ -129,7 +142,7 @@ def load_diagnostics(paths):
             files.append(p)
         else:
             raise InputError("no such file or folder: '%s'" % p)
-    diags = []
+    diags, incomplete = [], {}
     for f in files:
         for doc in read_yaml(f):
             if doc is None or doc == "":
@@ -162,15 +175,19 @@ def load_diagnostics(paths):
                 level = str(d.get("Level") or "Warning").lower()
                 if level not in LEVELS:
                     raise InputError("%s: %s has an unknown Level '%s'" % (f, what, d.get("Level")))
-                diags.append({
+                diag = {
                     "rule": str(d["DiagnosticName"]),
                     "level": LEVELS[level],
                     "message": text,
                     "location": _Location(_abspath(path, build_dir), offset) if path else None,
                     "notes": notes,
                     "fixes": fixes,
-                })
-    return diags
+                }
+                diags.append(diag)
+                main = doc.get("MainSourceFile")
+                if main and level == "error" and diag["rule"].startswith("clang-diagnostic-"):
+                    incomplete.setdefault(_abspath(str(main), build_dir), []).append(diag)
+    return diags, incomplete
 
 
 # --------------------------------------------------------------------------- SARIF
@@ -369,7 +386,41 @@ class SarifWriter:
                 rule["helpUri"] = "%s%s/%s.html" % (CLANG_TIDY_DOCS, m.group(1), m.group(2))
         return rule
 
-    def log(self, diags):
+    def notifications(self, incomplete, failed):
+        """toolExecutionNotifications for the translation units that were not fully analysed:
+        those with compiler errors ({file: errors}), whose findings come from a partial AST, and
+        those clang-tidy failed on without exporting anything ([(file, exit status)])."""
+        notes = []
+        for path in sorted(incomplete):
+            errors = incomplete[path]
+            first = errors[0]
+            where = ""
+            if first["location"]:
+                line, column = self.sources.line_column(first["location"].path, first["location"].offset)
+                where = " at %s:%d:%d" % (self.display_path(first["location"].path), line, column)
+            notes.append({
+                "level": "error",
+                "descriptor": {"id": "incomplete-translation-unit"},
+                "message": {"text": "translation unit '%s' did not parse: %d compiler error(s), the first%s: %s; "
+                                    "the checks ran on what did parse, so its findings may be incomplete" % (
+                                        self.display_path(path), len(errors), where, first["message"])},
+                "locations": [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]})
+        for path, status in sorted(failed):
+            notes.append({
+                "level": "error",
+                "descriptor": {"id": "failed-translation-unit"},
+                "message": {"text": "clang-tidy failed on translation unit '%s' (exit status %s) and exported "
+                                    "no diagnostics; it was not analysed" % (self.display_path(path), status)},
+                "locations": [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]})
+        return notes
+
+    def display_path(self, path):
+        """The path relative to the source root, or absolute outside it."""
+        real = os.path.realpath(path)
+        rel = os.path.relpath(real, self.srcroot)
+        return real if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
+
+    def log(self, diags, incomplete=None, failed=()):
         seen = set()
         results = []
         rules = []
@@ -427,6 +478,10 @@ class SarifWriter:
             "columnKind": "unicodeCodePoints",
             "results": results,
         }
+        notes = self.notifications(incomplete or {}, failed)
+        run["invocations"] = [{"executionSuccessful": not notes}]
+        if notes:
+            run["invocations"][0]["toolExecutionNotifications"] = notes
         return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}, duplicates
 
 
@@ -461,6 +516,9 @@ def main(argv):
     parser.add_argument("--docs-dir", default=None,
                         help="torch-sync's docs/checks folder (default: next to this script)")
     parser.add_argument("--tool-name", default="torch-sync", help="tool name in the log")
+    parser.add_argument("--failed-unit", nargs=2, action="append", default=[], metavar=("STATUS", "FILE"),
+                        help="a translation unit clang-tidy failed on with exit status STATUS "
+                             "(repeatable): a notification, unless its compiler errors were exported")
     args = parser.parse_args(argv)
 
     if not os.path.isdir(args.srcroot):
@@ -484,9 +542,11 @@ def main(argv):
         return 2
 
     try:
-        diags = load_diagnostics(args.inputs)
+        diags, incomplete = load_diagnostics(args.inputs)
         writer = SarifWriter(args.srcroot, args.docs_url, docs_dir, args.tool_name)
-        log, duplicates = writer.log(diags)
+        failed = [(os.path.abspath(f), status) for status, f in args.failed_unit
+                  if os.path.abspath(f) not in incomplete]
+        log, duplicates = writer.log(diags, incomplete, failed)
     except InputError as e:
         print("tidy-to-sarif: error: %s" % e, file=sys.stderr)
         return 2
@@ -502,11 +562,15 @@ def main(argv):
                   file=sys.stderr)
             return 2
     run = log["runs"][0]
-    print("tidy-to-sarif: %d result(s)%s, %d rule(s) -> %s" % (
+    notes = run["invocations"][0].get("toolExecutionNotifications", [])
+    print("tidy-to-sarif: %d result(s)%s, %d rule(s)%s -> %s" % (
         len(run["results"]),
         " (%d duplicate(s) dropped)" % duplicates if duplicates else "",
         len(run["tool"]["driver"]["rules"]),
+        ", %d translation unit(s) not fully analysed" % len(notes) if notes else "",
         "stdout" if args.output == "-" else args.output), file=sys.stderr)
+    for n in notes:
+        print("tidy-to-sarif: " + n["message"]["text"], file=sys.stderr)
     return 0
 
 
