@@ -35,6 +35,7 @@
 # compilation database, no clang-tidy, no clang-scan-deps when a header is given).
 set -uo pipefail
 
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
 build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter=""
@@ -213,7 +214,17 @@ if [ ${#headers[@]} -gt 0 ]; then
 fi
 
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+compat=$(mktemp -d)
+trap 'rm -rf "$out" "$compat"' EXIT
+# CUDA sources as nvcc parses them (as scan-project.sh does): the host prelude (empty outside
+# clang's CUDA mode) and, when a CUDA source is analysed, the kernel launches with spaced
+# chevrons below the current folder read in token form through an overlay.
+prelude=$repo/checker/cuda/torch-sync-cuda-host.h
+[ ! -f "$prelude" ] || args+=("--extra-arg=-include$prelude")
+if printf '%s\n' "${sources[@]}" | grep -q '\.cu$' && [[ " ${args[*]} " != *" --vfsoverlay"* ]]; then
+  overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$compat" .) || exit 2
+  [ -z "$overlay" ] || args+=("--vfsoverlay=$overlay")
+fi
 "$tidy" --quiet "${args[@]}" -p "$build" "${sources[@]}" >"$out" 2>&1
 rc=$?
 cat "$out"

@@ -23,6 +23,9 @@
 #                       baselineState 'new' or 'unchanged', the new findings are printed on
 #                       stderr, and the exit status is 1 when some finding is new
 #   --absent            with --baseline, also add OLD's findings that are gone, as 'absent'
+#   --no-cuda-compat    do not force-include checker/cuda/torch-sync-cuda-host.h (nvcc's host
+#                       min/max) nor show clang the kernel launches written with spaced
+#                       chevrons below --srcroot in token form (scripts/cuda_launch_syntax.py)
 #   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
 #                       --header-filter=REGEX; without a -checks/--checks argument the checks
 #                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
@@ -45,7 +48,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
 build="" output=torch-sync.sarif srcroot=. docs_url="" tidy=${TORCH_SYNC_TIDY:-} jobs=$(nproc)
-baseline="" absent=0
+baseline="" absent=0 cuda_compat=1
 files=() tidy_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
     --baseline) need "$@"; baseline=$2; shift 2 ;;
     --baseline=*) baseline=${1#--baseline=}; shift ;;
     --absent) absent=1; shift ;;
+    --no-cuda-compat) cuda_compat=0; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tidy_args=("$@"); break ;;
     -*) die "unknown option '$1' (see --help); clang-tidy's own options go after '--'" ;;
@@ -138,6 +142,17 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/fixes" "$tmp/out"
+
+# CUDA sources as nvcc parses them (as scan-project.sh does): the host prelude (empty outside
+# clang's CUDA mode) and the kernel launches with spaced chevrons below --srcroot, read in token
+# form through an overlay. Skipped where the arguments bring their own --vfsoverlay.
+if [ $cuda_compat = 1 ]; then
+  tidy_args+=("--extra-arg=-include$repo/checker/cuda/torch-sync-cuda-host.h")
+  if [[ " ${tidy_args[*]} " != *" --vfsoverlay"* && " ${tidy_args[*]} " != *" -vfsoverlay"* ]]; then
+    overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$tmp/cuda-launch" "$srcroot") || exit 2
+    [ -z "$overlay" ] || tidy_args+=("--vfsoverlay=$overlay")
+  fi
+fi
 
 run_one() {  # run_one INDEX FILE
   local rc=0

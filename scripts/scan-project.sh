@@ -82,6 +82,14 @@
 # are left out are named in a notice; when no facts can be written the analysis runs without.
 #   --no-project-facts       analyse each translation unit alone
 #
+# CUDA sources as nvcc parses them: CUDA translation units (.cu, -x cuda) get the host prelude
+# checker/cuda/torch-sync-cuda-host.h force-included (the host min/max overloads of nvcc's
+# headers), and kernel launches written with spaces inside the chevrons ('k<< <g, b >> >(x)')
+# anywhere below the checkout are shown to clang in token form through a file system overlay
+# (scripts/cuda_launch_syntax.py, clang-tidy --vfsoverlay; lines, columns and file names kept;
+# the sources unchanged). The report says what was done.
+#   --no-cuda-compat         neither
+#
 # The cache (scripts/tidy_cache.py): an unchanged translation unit's result (diagnostics, exit
 # status) is replayed; the key covers the tool's files (binary, plugin, LLVM libraries), the
 # effective configuration, the flags and every file the preprocessor reads:
@@ -111,7 +119,7 @@ compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" bu
 cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
 torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
-project_facts=1
+project_facts=1 cuda_compat=1
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
 excludes=() positional=()
 while [ $# -gt 0 ]; do
@@ -141,6 +149,7 @@ while [ $# -gt 0 ]; do
     --cache-mode) need "$@"; cache_mode=$2; shift 2 ;;
     --no-cache) no_cache=1; shift ;;
     --no-project-facts) project_facts=0; shift ;;
+    --no-cuda-compat) cuda_compat=0; shift ;;
     --llvm) need "$@"; llvm=$2; shift 2 ;;
     --checks) need "$@"; checks=$2; shift 2 ;;
     --check-option) need "$@"; check_options+=("$2"); shift 2 ;;
@@ -362,6 +371,7 @@ for s in "${excludes[@]}"; do scan+=(--exclude "$s"); done
 for s in "${notices[@]}"; do scan+=(--notice "$s"); done
 [ $compare = 1 ] && scan+=(--compare-syntax-only)
 [ $project_facts = 1 ] || scan+=(--no-project-facts)
+[ $cuda_compat = 1 ] || scan+=(--no-cuda-compat)
 if [ $no_cache = 1 ]; then scan+=(--no-cache)
 else scan+=(--cache-dir "${cache_dir:-${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan}" --cache-max-mb "$cache_max_mb"
   --cache-mode "$cache_mode")

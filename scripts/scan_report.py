@@ -26,6 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tidy_cache  # noqa: E402
+import cuda_launch_syntax  # noqa: E402
 
 SOURCE_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
 # A translation unit that needs the CUDA flavour of LibTorch and the CUDA headers.
@@ -482,6 +483,7 @@ def cmd_scan(a):
         except (RuntimeError, OSError) as e:
             die("cache: %s (pass --no-cache to scan without it)" % e)
 
+    a.cuda_compat = None if a.no_cuda_compat else cuda_compat(a, root, db, cache)
     facts = None
     if a.no_project_facts:
         pass
@@ -497,7 +499,7 @@ def cmd_scan(a):
 
     def tidy_jobs():
         return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
-                 ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]],
+                 ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + [e["file"]],
                  e["directory"], a.timeout) for e in units]
 
     print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
@@ -602,6 +604,7 @@ def cmd_scan(a):
         "sources_not_in_database": [rel(s, root) for s in missing_sources(root, units, a)],
         "notices": a.notice,
         "project_facts": facts,
+        "cuda_compat": a.cuda_compat,
         "cache": {"dir": cache.dir, "mode": cache.mode, "hits": cache.hits, "misses": cache.misses,
                   "damaged": cache.damaged, "not_stored": cache.not_stored,
                   "max_mb": a.cache_max_mb} if cache else None,
@@ -624,6 +627,49 @@ def cmd_scan(a):
     return 0 if s["analysed"] == s["translation_units"] else 1
 
 
+# The CUDA host prelude (see the file): force-included into CUDA translation units.
+CUDA_HOST_PRELUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                 "checker", "cuda", "torch-sync-cuda-host.h")
+
+
+def is_cuda_unit(e):
+    """Whether a database entry compiles its file as CUDA (a .cu source, or -x cuda)."""
+    args = entry_args(e)
+    if any(x == "-xcuda" or x.startswith("--cuda-") for x in args):
+        return True
+    for i, x in enumerate(args[:-1]):
+        if x == "-x":
+            return args[i + 1] == "cuda"
+    return e["file"].endswith(".cu")
+
+
+def cuda_compat(a, root, units, cache):
+    """What makes the CUDA units parse as nvcc parses them: the host prelude, and an overlay
+    that shows clang the kernel launches with spaced chevrons in token form (their copies are
+    named by content, under the cache, else OUTDIR, so the cache key stays put). Returns
+    {"prelude", "overlay", "files", "launches"}; "prelude" None when no unit is CUDA."""
+    info = {"prelude": None, "overlay": None, "files": 0, "launches": 0}
+    if not any(is_cuda_unit(e) for e in units):
+        return info
+    info["prelude"] = CUDA_HOST_PRELUDE
+    base = os.path.join(cache.dir if cache else os.path.abspath(a.out), "cuda-launch")
+    found = cuda_launch_syntax.rewritten_files([root])
+    if found:
+        info["overlay"] = cuda_launch_syntax.write_found(
+            found, os.path.join(base, cuda_launch_syntax.content_digest(found)))
+        info["files"], info["launches"] = len(found), sum(n for _, _, n in found)
+    return info
+
+
+def compat_args(a, e):
+    """The clang-tidy arguments that cuda_compat adds to entry e's command."""
+    c = getattr(a, "cuda_compat", None) or {}
+    args = ["--vfsoverlay=" + c["overlay"]] if c.get("overlay") else []
+    if c.get("prelude") and is_cuda_unit(e):
+        args.append("--extra-arg=-include" + c["prelude"])
+    return args
+
+
 def project_facts(a, tool, db, dbdir, make_config, cache):
     """The first pass: torch-sync-project-facts over every translation unit of the database
     (but those of --exclude), then merge-project-facts.py. Returns what the report says of it,
@@ -642,8 +688,8 @@ def project_facts(a, tool, db, dbdir, make_config, cache):
     config = make_config("-*,torch-sync-project-facts",
                          [("torch-sync-project-facts.OutputDirectory", frag)])
     jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
-             ["--extra-arg=" + x for x in a.extra_arg] + [e["file"]], e["directory"], a.timeout)
-            for e in units]
+             ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + [e["file"]], e["directory"],
+             a.timeout) for e in units]
 
     def fragment(e):
         # The check names a unit's fragment after the MD5 of its main file's absolute path.
@@ -750,6 +796,12 @@ def markdown(r):
                      p["CPU"], p["CUDA"], p["Unknown"]))
     else:
         L.append("- project facts: none (see the notices)")
+    cc = r.get("cuda_compat")
+    if cc and cc["prelude"]:
+        L.append("- CUDA units: the host prelude `%s` force-included; %s" % (
+            cc["prelude"], "%d kernel launch(es) written with spaced chevrons ('<< <' ... '>> >', which nvcc takes) "
+            "in %d file(s) read in token form through the file system overlay `%s` (the sources unchanged)" % (
+                cc["launches"], cc["files"], cc["overlay"]) if cc["overlay"] else "no kernel launch with spaced chevrons"))
     for n in r["notices"]:
         L.append("- notice: %s" % n)
     L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
@@ -848,6 +900,7 @@ def main():
     s.add_argument("--revision", default="")
     s.add_argument("--notice", action="append", default=[])
     s.add_argument("--compare-syntax-only", action="store_true")
+    s.add_argument("--no-cuda-compat", action="store_true")
     s.add_argument("--runs", type=int, default=1)
     s.add_argument("--clangxx", default="clang++")
     s.add_argument("--report-missing", action="store_true")
