@@ -11,7 +11,7 @@ Only a launch is rewritten: an opening `<< <` that does not follow `operator` (`
 in a friend declaration), closed by `>> >` or `>>>` and then `(`, with no `;`, `{` or `}`
 between; comments and string literals are left as they are.
 
-Usage: cuda_launch_syntax.py [--out DIR] [--print-overlay] ROOT...
+Usage: cuda_launch_syntax.py [--out DIR] ROOT...
   ROOT             a folder (its sources and headers, .git left out) or a file
   --out DIR        where the overlay and the rewritten copies go (default: a folder named by
                    the content under ${XDG_CACHE_HOME:-~/.cache}/torch-sync/cuda-launch)
@@ -110,26 +110,18 @@ def default_out_base():
     return os.path.join(base, "torch-sync", "cuda-launch")
 
 
-def write_overlay(roots, out=None):
-    """Writes the rewritten copies and their overlay; returns (overlay path or None, files,
-    launches). Without out, the folder is named by the content, so the same sources give the
-    same path (stable for a cache key) and concurrent writers write the same bytes."""
+def write_overlay(roots, out=None, base=None):
+    """Writes the rewritten copies of the files below roots and their overlay into out; returns
+    (overlay path or None when no file needs a rewrite, files, launches). Without out, into a
+    folder of base (default: default_out_base()) named by the content, so that the same sources
+    give the same path (stable for a cache key) and concurrent writers write the same bytes."""
     found = rewritten_files(roots)
     if not found:
         return None, 0, 0
-    out = out or os.path.join(default_out_base(), content_digest(found))
-    return write_found(found, out), len(found), sum(n for _, _, n in found)
-
-
-def content_digest(found):
-    """A name for the rewritten files of found: the same sources give the same name."""
-    return hashlib.sha256(json.dumps([(p, t) for p, t, _ in found], ensure_ascii=False).encode(
-        "utf-8", "surrogateescape")).hexdigest()[:24]
-
-
-def write_found(found, out):
-    """Writes the copies of found ([(path, text, launches)]) and their overlay into out;
-    returns the overlay's path."""
+    if not out:
+        digest = hashlib.sha256(json.dumps([(p, t) for p, t, _ in found], ensure_ascii=False).encode(
+            "utf-8", "surrogateescape")).hexdigest()[:24]
+        out = os.path.join(base or default_out_base(), digest)
     os.makedirs(out, exist_ok=True)
     roots_yaml = []
     for i, (path, text, _) in enumerate(found):
@@ -140,7 +132,7 @@ def write_found(found, out):
     # JSON is YAML: clang's overlay reader takes it. The original names stay in diagnostics.
     _write_atomic(overlay, json.dumps({"version": 0, "case-sensitive": "true", "use-external-names": False,
                                        "roots": roots_yaml}, indent=1).encode("utf-8"))
-    return overlay
+    return overlay, len(found), sum(n for _, _, n in found)
 
 
 def _write_atomic(path, data):

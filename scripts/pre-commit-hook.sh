@@ -221,7 +221,7 @@ trap 'rm -rf "$out" "$compat"' EXIT
 # chevrons below the current folder read in token form through an overlay.
 prelude=$repo/checker/cuda/torch-sync-cuda-host.h
 [ ! -f "$prelude" ] || args+=("--extra-arg=-include$prelude")
-if printf '%s\n' "${sources[@]}" | grep -q '\.cu$' && [[ " ${args[*]} " != *" --vfsoverlay"* ]]; then
+if printf '%s\n' "${sources[@]}" | grep -q '\.cu$' && [[ " ${args[*]} " != *" --vfsoverlay"* && " ${args[*]} " != *" -vfsoverlay"* ]]; then
   overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$compat" .) || exit 2
   [ -z "$overlay" ] || args+=("--vfsoverlay=$overlay")
 fi

@@ -35,8 +35,8 @@
 # errors: the checks saw only part of it) or that clang-tidy failed on gets an error-level
 # notification in the log (toolExecutionNotifications, executionSuccessful false) and a line on
 # stderr. Exit status: 0 when every file was analysed; 1 when clang-tidy failed on some file
-# (a compiler error, or a finding promoted to an error by WarningsAsErrors) or, with --baseline, when some finding is new, the SARIF log
-# being written all the same; 2 on a usage error or bad input (no compilation database, no
+# (a compiler error, or a finding promoted to an error by WarningsAsErrors) or, with
+# --baseline, when some finding is new, the SARIF log being written all the same; 2 on a usage error or bad input (no compilation database, no
 # clang-tidy, a conversion error, a baseline that is not a SARIF 2.1.0 log with torch-sync fingerprints: checked
 # before the analysis; a comparison that fails after it, e.g. logs of different tools, still
 # writes the log, without baselineState).

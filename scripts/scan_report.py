@@ -652,12 +652,8 @@ def cuda_compat(a, root, units, cache):
     if not any(is_cuda_unit(e) for e in units):
         return info
     info["prelude"] = CUDA_HOST_PRELUDE
-    base = os.path.join(cache.dir if cache else os.path.abspath(a.out), "cuda-launch")
-    found = cuda_launch_syntax.rewritten_files([root])
-    if found:
-        info["overlay"] = cuda_launch_syntax.write_found(
-            found, os.path.join(base, cuda_launch_syntax.content_digest(found)))
-        info["files"], info["launches"] = len(found), sum(n for _, _, n in found)
+    info["overlay"], info["files"], info["launches"] = cuda_launch_syntax.write_overlay(
+        [root], base=os.path.join(cache.dir if cache else os.path.abspath(a.out), "cuda-launch"))
     return info
 
 

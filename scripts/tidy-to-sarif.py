@@ -329,13 +329,23 @@ class SarifWriter:
         self.tool_name = tool_name
         self.sources = _Sources()
 
-    def artifact_location(self, path):
+    def _below_root(self, path):
+        """(the real path, its path relative to the source root or None outside it)."""
         real = os.path.realpath(path)
         rel = os.path.relpath(real, self.srcroot)
-        if rel != os.pardir and not rel.startswith(os.pardir + os.sep):
+        return real, (None if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel)
+
+    def artifact_location(self, path):
+        real, rel = self._below_root(path)
+        if rel is not None:
             return {"uri": urllib.parse.quote(pathlib.PurePath(rel).as_posix()),
                     "uriBaseId": SRCROOT}
         return {"uri": pathlib.Path(real).as_uri()}
+
+    def display_path(self, path):
+        """The path relative to the source root, or absolute outside it."""
+        real, rel = self._below_root(path)
+        return real if rel is None else rel
 
     def physical_location(self, loc):
         line, column = self.sources.line_column(loc.path, loc.offset)
@@ -390,6 +400,10 @@ class SarifWriter:
         """toolExecutionNotifications for the translation units that were not fully analysed:
         those with compiler errors ({file: errors}), whose findings come from a partial AST, and
         those clang-tidy failed on without exporting anything ([(file, exit status)])."""
+        def notification(descriptor, path, text):
+            return {"level": "error", "descriptor": {"id": descriptor}, "message": {"text": text},
+                    "locations": [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]}
+
         notes = []
         for path in sorted(incomplete):
             errors = incomplete[path]
@@ -398,27 +412,17 @@ class SarifWriter:
             if first["location"]:
                 line, column = self.sources.line_column(first["location"].path, first["location"].offset)
                 where = " at %s:%d:%d" % (self.display_path(first["location"].path), line, column)
-            notes.append({
-                "level": "error",
-                "descriptor": {"id": "incomplete-translation-unit"},
-                "message": {"text": "translation unit '%s' did not parse: %d compiler error(s), the first%s: %s; "
-                                    "the checks ran on what did parse, so its findings may be incomplete" % (
-                                        self.display_path(path), len(errors), where, first["message"])},
-                "locations": [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]})
+            notes.append(notification(
+                "incomplete-translation-unit", path,
+                "translation unit '%s' did not parse: %d compiler error(s), the first%s: %s; the checks ran "
+                "on what did parse, so its findings may be incomplete" % (
+                    self.display_path(path), len(errors), where, first["message"])))
         for path, status in sorted(failed):
-            notes.append({
-                "level": "error",
-                "descriptor": {"id": "failed-translation-unit"},
-                "message": {"text": "clang-tidy failed on translation unit '%s' (exit status %s) and exported "
-                                    "no diagnostics; it was not analysed" % (self.display_path(path), status)},
-                "locations": [{"physicalLocation": {"artifactLocation": self.artifact_location(path)}}]})
+            notes.append(notification(
+                "failed-translation-unit", path,
+                "clang-tidy failed on translation unit '%s' (exit status %s) and exported no diagnostics; "
+                "it was not analysed" % (self.display_path(path), status)))
         return notes
-
-    def display_path(self, path):
-        """The path relative to the source root, or absolute outside it."""
-        real = os.path.realpath(path)
-        rel = os.path.relpath(real, self.srcroot)
-        return real if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
     def log(self, diags, incomplete=None, failed=()):
         seen = set()
