@@ -17,6 +17,7 @@
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <vector>
 
 using namespace clang::ast_matchers;
 
@@ -448,13 +449,18 @@ llvm::json::Value ProjectFactsCheck::fragment(ASTContext &Context) const {
   // The project's own files that the translation unit read: neither system
   // nor library headers. A change to any of them makes the facts stale.
   llvm::json::Object Sources;
-  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
-    FileID File = SM.translateFile(It->first);
+  // The files are copied out first: translateFile may load source locations
+  // from a precompiled header or preamble, which adds to the map being walked.
+  std::vector<FileEntryRef> Files;
+  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
+    Files.push_back(It->first);
+  for (FileEntryRef Entry : Files) {
+    FileID File = SM.translateFile(Entry);
     if (File.isInvalid() || isInLibraryHeader(SM.getLocForStartOfFile(File), SM))
       continue;
     std::optional<StringRef> Data = SM.getBufferDataOrNone(File);
     llvm::sys::fs::file_status Status;
-    std::string Path = absoluteSourcePath(It->first.getName(), SM.getFileManager());
+    std::string Path = absoluteSourcePath(Entry.getName(), SM.getFileManager());
     if (!Data || llvm::sys::fs::status(Path, Status))
       continue;
     Sources[Path] = llvm::json::Object{

@@ -23,6 +23,12 @@
 #                      $TORCH_SYNC_SCAN_DEPS, else clang-scan-deps on PATH, else the newest
 #                      clang-scan-deps-N on PATH; Debian ships it in clang-N (22) or
 #                      clang-tools-N (19 and older)); needed only when headers are given
+#   --pch-dir DIR      where the precompiled LibTorch headers are kept (default
+#                      ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch; cache it in CI)
+#   --no-pch           parse LibTorch's headers in every source: by default, the LibTorch header
+#                      that a source starts with is precompiled once per distinct compile command
+#                      and kept (scripts/torch_pch.py), so that the next commits' runs parse only
+#                      the project's code; the findings are the same
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
 #                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
 #                      the checks are '-*,torch-sync-*'. When headers are given, the header
@@ -38,7 +44,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
-build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter=""
+build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter="" pch=1 pch_dir=""
 args=() files=() unchecked=() have_checks=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -49,6 +55,9 @@ while [ $# -gt 0 ]; do
     --tidy=*) tidy=${1#--tidy=}; shift ;;
     --scan-deps) [ $# -ge 2 ] || die "--scan-deps needs a program"; scan_deps=$2; shift 2 ;;
     --scan-deps=*) scan_deps=${1#--scan-deps=}; shift ;;
+    --pch-dir) [ $# -ge 2 ] || die "--pch-dir needs a folder"; pch_dir=$2; shift 2 ;;
+    --pch-dir=*) pch_dir=${1#--pch-dir=}; shift ;;
+    --no-pch) pch=0; shift ;;
     -fix|--fix|-fix=*|--fix=*|-fix-errors*|--fix-errors*|-fix-notes*|--fix-notes*)
       die "'$1' would edit the files; the hook only checks them" ;;
     -checks=*|--checks=*) have_checks=1; args+=("$1"); shift ;;
@@ -215,7 +224,7 @@ fi
 
 out=$(mktemp)
 compat=$(mktemp -d)
-trap 'rm -rf "$out" "$compat"' EXIT
+trap 'rm -rf "$out" "$out.part" "$compat"' EXIT
 # CUDA sources as nvcc parses them (as scan-project.sh does): the host prelude (empty outside
 # clang's CUDA mode) and, when a CUDA source is analysed, the kernel launches with spaced
 # chevrons below the current folder read in token form through an overlay.
@@ -225,8 +234,51 @@ if printf '%s\n' "${sources[@]}" | grep -q '\.cu$' && [[ " ${args[*]} " != *" --
   overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$compat" .) || exit 2
   [ -z "$overlay" ] || args+=("--vfsoverlay=$overlay")
 fi
-"$tidy" --quiet "${args[@]}" -p "$build" "${sources[@]}" >"$out" 2>&1
-rc=$?
+# Shared precompiled LibTorch headers (scripts/torch_pch.py): built for a compile command even
+# when one source uses it (it serves the next commits), kept in --pch-dir. The sources are
+# analysed in groups of the same header, one clang-tidy each; a group whose header clang
+# rejects is analysed again without it.
+declare -A group=()
+if [ $pch = 1 ] && command -v python3 >/dev/null; then
+  plan=(plan -p "$build" --tool "$tidy" --min-units 1 --quiet --label "torch-sync pre-commit")
+  [ -z "$pch_dir" ] || plan+=(--dir "$pch_dir")
+  for ((k = 0; k < ${#args[@]}; k++)); do
+    case "${args[$k]}" in
+      --extra-arg=*|-extra-arg=*) plan+=(--extra-arg="${args[$k]#*=}") ;;
+      --extra-arg-before=*|-extra-arg-before=*) plan+=(--extra-arg-before="${args[$k]#*=}") ;;
+    esac
+  done
+  # Each line: the header (empty for none), a tab, the source. ('@': bash's keys cannot be empty.)
+  if planned=$(python3 "$repo/scripts/torch_pch.py" "${plan[@]}" -- "${sources[@]}") &&
+     [ "$(grep -c $'\t' <<<"$planned")" -eq ${#sources[@]} ]; then
+    while IFS= read -r line; do
+      group["@${line%%$'\t'*}"]+="${line#*$'\t'}"$'\n'
+    done <<<"$planned"
+  else
+    echo "torch-sync pre-commit: warning: no precompiled LibTorch headers (scripts/torch_pch.py failed); analysing without them" >&2
+    group["@"]=$(printf '%s\n' "${sources[@]}")
+  fi
+else
+  group["@"]=$(printf '%s\n' "${sources[@]}")
+fi
+rc=0
+for key in "${!group[@]}"; do
+  header=${key#@}
+  mapfile -t members < <(printf '%s' "${group[$key]}" | sed '/^$/d')
+  [ ${#members[@]} -gt 0 ] || continue
+  with=()
+  [ -z "$header" ] || with=("--extra-arg=-include-pch" "--extra-arg=$header")
+  "$tidy" --quiet "${args[@]}" "${with[@]}" -p "$build" "${members[@]}" >"$out.part" 2>&1
+  part=$?
+  if [ $part -ne 0 ] && [ -n "$header" ] && python3 "$repo/scripts/torch_pch.py" rejected "$out.part"; then
+    "$tidy" --quiet "${args[@]}" -p "$build" "${members[@]}" >"$out.part" 2>&1
+    part=$?
+    echo "torch-sync: clang rejected the precompiled LibTorch headers; analysed without them" >>"$out.part"
+  fi
+  cat "$out.part" >>"$out"
+  [ $part -eq 0 ] || rc=$part
+done
+rm -f "$out.part"
 cat "$out"
 # A finding in a header that several sources include is printed for each: counted once.
 # Compiler errors ([clang-diagnostic-*]) are not findings: clang-tidy names each source that

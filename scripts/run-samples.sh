@@ -51,21 +51,25 @@ fi
 
 tidy="$build_root/llvm-22/checker/torch-sync-tidy"
 echo "run-samples: torch-sync-tidy on ${#files[@]} file(s), LibTorch headers $torch_include" >&2
-cxx_files=() cu_files=()
-for f in "${files[@]}"; do
-  if [[ $f == *.cu ]]; then cu_files+=("$f"); else cxx_files+=("$f"); fi
-done
+# The compile commands, kept in a compilation database (build/run-samples/), which the other
+# tools take as they are (scripts/test.sh runs scan-project.sh on it).
+db_dir="$build_root/run-samples"
+mkdir -p "$db_dir"
+python3 - "$db_dir/compile_commands.json" "${#cxx_flags[@]}" "${cxx_flags[@]}" "${#cuda_flags[@]}" \
+    "${cuda_flags[@]}" "${files[@]}" <<'PYTHON'
+import json, os, sys
+out, rest = sys.argv[1], sys.argv[2:]
+n = int(rest[0]); cxx = rest[1:1 + n]; rest = rest[1 + n:]
+n = int(rest[0]); cuda = rest[1:1 + n]; files = rest[1 + n:]
+with open(out, "w") as fh:
+    json.dump([{"directory": os.getcwd(), "file": os.path.abspath(f),
+                "arguments": ["clang++-22"] + (cuda if f.endswith(".cu") else []) + cxx
+                             + ["-c", os.path.abspath(f)]} for f in files], fh, indent=1)
+PYTHON
 # One torch-sync-tidy per file, as many at a time as there are cores; a file
 # that does not parse makes its run exit non-zero, and so this script.
 status=0
-analyse() {
-  local -n sources=$1
-  shift
-  [ ${#sources[@]} -gt 0 ] || return 0
-  printf '%s\0' "${sources[@]}" |
-    xargs -0 -P "$(nproc)" -I{} "$tidy" --quiet -checks='-*,torch-sync-*' {} -- "$@"
-}
-analyse cxx_files "${cxx_flags[@]}" || status=1
-analyse cu_files "${cuda_flags[@]}" "${cxx_flags[@]}" || status=1
+printf '%s\0' "${files[@]}" |
+  xargs -0 -P "$(nproc)" -I{} "$tidy" --quiet -checks='-*,torch-sync-*' -p "$db_dir" {} || status=1
 [ $status -eq 0 ] || echo "run-samples: error: some files could not be analysed (see above)" >&2
 exit $status

@@ -26,6 +26,13 @@
 #   --no-cuda-compat    do not force-include checker/cuda/torch-sync-cuda-host.h (nvcc's host
 #                       min/max) nor show clang the kernel launches written with spaced
 #                       chevrons below --srcroot in token form (scripts/cuda_launch_syntax.py)
+#   --pch-dir DIR       where the precompiled LibTorch headers are kept (default
+#                       ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch)
+#   --no-pch            parse LibTorch's headers in every file: by default, the LibTorch header
+#                       that the files start with is precompiled once per distinct compile
+#                       command (scripts/torch_pch.py, as scan-project.sh does) and each file is
+#                       analysed with it, with the same findings; files it cannot serve are
+#                       analysed without one, and stderr says how many and why
 #   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
 #                       --header-filter=REGEX; without a -checks/--checks argument the checks
 #                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
@@ -48,7 +55,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
 build="" output=torch-sync.sarif srcroot=. docs_url="" tidy=${TORCH_SYNC_TIDY:-} jobs=$(nproc)
-baseline="" absent=0 cuda_compat=1
+baseline="" absent=0 cuda_compat=1 pch=1 pch_dir=""
 files=() tidy_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -69,6 +76,9 @@ while [ $# -gt 0 ]; do
     --baseline=*) baseline=${1#--baseline=}; shift ;;
     --absent) absent=1; shift ;;
     --no-cuda-compat) cuda_compat=0; shift ;;
+    --pch-dir) need "$@"; pch_dir=$2; shift 2 ;;
+    --pch-dir=*) pch_dir=${1#--pch-dir=}; shift ;;
+    --no-pch) pch=0; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tidy_args=("$@"); break ;;
     -*) die "unknown option '$1' (see --help); clang-tidy's own options go after '--'" ;;
@@ -154,10 +164,37 @@ if [ $cuda_compat = 1 ]; then
   fi
 fi
 
+# Shared precompiled LibTorch headers: one per distinct compile command, cached by content;
+# pchs[i] is files[i]'s (empty when it is analysed without one).
+pchs=()
+if [ $pch = 1 ]; then
+  plan=(plan -p "$db" --tool "$tidy" --root "$srcroot" --jobs "$jobs" --label sarif)
+  [ -z "$pch_dir" ] || plan+=(--dir "$pch_dir")
+  for ((k = 0; k < ${#tidy_args[@]}; k++)); do
+    case "${tidy_args[$k]}" in
+      --extra-arg=*|-extra-arg=*) plan+=(--extra-arg="${tidy_args[$k]#*=}") ;;
+      --extra-arg-before=*|-extra-arg-before=*) plan+=(--extra-arg-before="${tidy_args[$k]#*=}") ;;
+      --extra-arg|-extra-arg) plan+=(--extra-arg="${tidy_args[$((k + 1))]:-}"); k=$((k + 1)) ;;
+      --extra-arg-before|-extra-arg-before) plan+=(--extra-arg-before="${tidy_args[$((k + 1))]:-}"); k=$((k + 1)) ;;
+    esac
+  done
+  mapfile -t pchs < <(python3 "$repo/scripts/torch_pch.py" "${plan[@]}" -- "${files[@]}" | cut -f1)
+fi
+
 run_one() {  # run_one INDEX FILE
-  local rc=0
-  "$tidy" "${tidy_args[@]}" -p "$build" --export-fixes="$tmp/fixes/$1.yaml" "$2" \
+  local rc=0 with=()
+  [ -z "${pchs[$1]:-}" ] || with=("--extra-arg=-include-pch" "--extra-arg=${pchs[$1]}")
+  "$tidy" "${tidy_args[@]}" "${with[@]}" -p "$build" --export-fixes="$tmp/fixes/$1.yaml" "$2" \
     >"$tmp/out/$1.txt" 2>&1 || rc=$?
+  # A precompiled header that clang rejects (a file it read changed since the plan): the file
+  # is analysed again without it.
+  if [ "$rc" != 0 ] && [ ${#with[@]} -gt 0 ] && python3 "$repo/scripts/torch_pch.py" rejected "$tmp/out/$1.txt"; then
+    rc=0
+    rm -f "$tmp/fixes/$1.yaml"
+    "$tidy" "${tidy_args[@]}" -p "$build" --export-fixes="$tmp/fixes/$1.yaml" "$2" \
+      >"$tmp/out/$1.txt" 2>&1 || rc=$?
+    echo "sarif: clang rejected the precompiled LibTorch headers for $2; analysed without them" >>"$tmp/out/$1.txt"
+  fi
   echo "$rc" >"$tmp/out/$1.rc"
 }
 echo "sarif: $(basename "$tidy") on ${#files[@]} file(s)" >&2

@@ -98,6 +98,18 @@
 #   --cache-mode MODE        direct (default: the files read, re-hashed) or preprocessed
 #                            (clang++ -E of each unit, hashed; slower)
 #   --no-cache               neither read nor write it
+#
+# Precompiled LibTorch headers (scripts/torch_pch.py): the LibTorch header that the units start
+# with is precompiled once per distinct compile command (by clang++-N, templates instantiated)
+# and each unit is analysed with it (-include-pch), in both passes: a <torch/torch.h> unit then
+# costs about a tenth of its parse. Units it cannot serve (CUDA units, a #define or code before
+# LibTorch's first #include, a prefix header of their own, the only unit of its command) are
+# analysed without one, and the report counts them and says why; a header that clang rejects
+# when a unit runs is dropped for that unit. The findings are those of a run without.
+#   --pch-dir DIR            default CACHE-DIR/pch with --cache-dir, else
+#                            ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch (the 4 most
+#                            recently used are kept, 100-150 MB each)
+#   --no-pch                 parse LibTorch's headers in every unit
 # Both passes go through the cache: a collection's fragment is kept with its result, and the
 # analysis's key covers the facts' content.
 #
@@ -119,7 +131,7 @@ compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" bu
 cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
 torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
-project_facts=1 cuda_compat=1
+project_facts=1 cuda_compat=1 pch=1 pch_dir=""
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
 excludes=() positional=()
 while [ $# -gt 0 ]; do
@@ -150,6 +162,8 @@ while [ $# -gt 0 ]; do
     --no-cache) no_cache=1; shift ;;
     --no-project-facts) project_facts=0; shift ;;
     --no-cuda-compat) cuda_compat=0; shift ;;
+    --pch-dir) need "$@"; pch_dir=$2; shift 2 ;;
+    --no-pch) pch=0; shift ;;
     --llvm) need "$@"; llvm=$2; shift 2 ;;
     --checks) need "$@"; checks=$2; shift 2 ;;
     --check-option) need "$@"; check_options+=("$2"); shift 2 ;;
@@ -372,6 +386,10 @@ for s in "${notices[@]}"; do scan+=(--notice "$s"); done
 [ $compare = 1 ] && scan+=(--compare-syntax-only)
 [ $project_facts = 1 ] || scan+=(--no-project-facts)
 [ $cuda_compat = 1 ] || scan+=(--no-cuda-compat)
+if [ $pch = 0 ]; then scan+=(--no-pch)
+elif [ -n "$pch_dir" ]; then scan+=(--pch-dir "$pch_dir")
+elif [ -n "$cache_dir" ]; then scan+=(--pch-dir "$cache_dir/pch")
+fi
 if [ $no_cache = 1 ]; then scan+=(--no-cache)
 else scan+=(--cache-dir "${cache_dir:-${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan}" --cache-max-mb "$cache_max_mb"
   --cache-mode "$cache_mode")

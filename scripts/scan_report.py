@@ -27,6 +27,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tidy_cache  # noqa: E402
 import cuda_launch_syntax  # noqa: E402
+import torch_pch  # noqa: E402
+from torch_pch import arg_include_dirs, is_cuda_unit  # noqa: E402
 
 SOURCE_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
 # A translation unit that needs the CUDA flavour of LibTorch and the CUDA headers.
@@ -115,23 +117,6 @@ def needs_cuda(path, root=None, include_dirs=()):
                         todo.append(c)
                     break
     return False
-
-
-def arg_include_dirs(args, cwd):
-    """The -I/-iquote/-isystem folders of a compile command."""
-    out, i = [], 0
-    while i < len(args):
-        x = args[i]
-        for o in ("-I", "-iquote", "-isystem", "-idirafter"):
-            if x == o and i + 1 < len(args):
-                out.append(os.path.normpath(os.path.join(cwd, args[i + 1])))
-                i += 1
-                break
-            if x.startswith(o) and len(x) > len(o) and not x.startswith(o + "-"):
-                out.append(os.path.normpath(os.path.join(cwd, x[len(o):])))
-                break
-        i += 1
-    return out
 
 
 def is_cuda_libtorch(root_dir):
@@ -379,12 +364,28 @@ def run_one(cmd, cwd, timeout):
     return rc, out, err, time.monotonic() - t0
 
 
+# Appended to a unit's stderr when clang rejected its precompiled header and it ran without.
+PCH_FALLBACK_NOTE = "scan-project: clang rejected the precompiled LibTorch headers; analysed without them"
+
+
+def run_tidy(cmd, cwd, timeout):
+    """run_one for a clang-tidy command; one whose precompiled header clang rejects
+    (torch_pch.REJECTED) runs again without it, with PCH_FALLBACK_NOTE on its stderr."""
+    rc, out, err, secs = run_one(cmd, cwd, timeout)
+    if rc and "--extra-arg=-include-pch" in cmd and torch_pch.REJECTED.search(out + err):
+        i = cmd.index("--extra-arg=-include-pch")
+        rc, out, err, more = run_one(cmd[:i] + cmd[i + 2:], cwd, timeout)
+        err += ("\n" if err and not err.endswith("\n") else "") + PCH_FALLBACK_NOTE + "\n"
+        secs += more
+    return rc, out, err, secs
+
+
 def pool_run(jobs, n, nice):
     """jobs: list of (key, cmd, cwd, timeout). Returns (results by key, wall seconds)."""
     results = {}
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
-        futs = {ex.submit(run_one, (["nice", "-n", str(nice)] if nice else []) + cmd, cwd, to): k
+        futs = {ex.submit(run_tidy, (["nice", "-n", str(nice)] if nice else []) + cmd, cwd, to): k
                 for k, cmd, cwd, to in jobs}
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
@@ -401,7 +402,7 @@ def cached_pool_run(cache, tool, jobs, units, n, nice, artifacts=None):
     def one(k, cmd, cwd, to):
         pre = ["nice", "-n", str(nice)] if nice else []
         return cache.run(tool, cmd[len(tool):], entries[k],
-                         lambda c: run_one(pre + c, cwd, to), to,
+                         lambda c: run_tidy(pre + c, cwd, to), to,
                          artifacts(entries[k]) if artifacts else ())
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=n) as ex:
@@ -439,6 +440,11 @@ def rel(path, root):
     return p if r.startswith("..") else r
 
 
+def below_root(path, root):
+    """Whether PATH is inside the folder ROOT."""
+    return (os.path.normpath(path) + os.sep).startswith(root.rstrip(os.sep) + os.sep)
+
+
 def md_escape(s):
     return s.replace("|", "\\|")
 
@@ -462,7 +468,9 @@ def cmd_scan(a):
         die("the compilation database %s has no translation unit to analyse%s" % (
             a.db, " (after --filter/--exclude)" if a.filter or a.exclude else ""))
     dbdir = os.path.dirname(os.path.abspath(a.db))
-    header_re = "^" + re.escape(root + os.sep)
+    # Headers below the checkout, named absolutely or (from an -I of a relative folder) relative
+    # to the command's folder; a relative one outside the checkout is dropped after the run.
+    header_re = "^(%s|[^/.]|\\.[^/.])" % re.escape(root + os.sep)
     options = [tuple(o.split("=", 1)) for o in a.check_option]
 
     def make_config(checks, more=()):
@@ -484,6 +492,7 @@ def cmd_scan(a):
             die("cache: %s (pass --no-cache to scan without it)" % e)
 
     a.cuda_compat = None if a.no_cuda_compat else cuda_compat(a, root, db, cache)
+    a.pch = precompiled_headers(a, root, units if a.no_project_facts else facts_units(a, root, db))
     facts = None
     if a.no_project_facts:
         pass
@@ -499,7 +508,7 @@ def cmd_scan(a):
 
     def tidy_jobs():
         return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
-                 ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + [e["file"]],
+                 ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]],
                  e["directory"], a.timeout) for e in units]
 
     print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
@@ -540,6 +549,11 @@ def cmd_scan(a):
             status = "ok"
         tu = {"file": rel(e["file"], root), "status": status, "exit": rc, "seconds": round(secs, 2),
               "cached": bool(cached.get(e["file"]))}
+        if a.pch:
+            planned = a.pch["units"].get(e["file"], {})
+            tu["pch"] = "rejected" if PCH_FALLBACK_NOTE in err else bool(planned.get("pch"))
+            if not planned.get("pch"):
+                tu["pch_reason"] = planned.get("reason", "")
         if rc is not None and rc < 0:
             tu["signal"] = -rc
         if status != "ok":
@@ -555,6 +569,8 @@ def cmd_scan(a):
         for d in diags:
             if d["sev"] != "warning" or not d.get("check"):
                 continue
+            if not below_root(d["file"], root):
+                continue  # a header outside the checkout that the command names relatively
             n += 1
             key = (os.path.normpath(d["file"]), d["line"], d["col"], d["check"], d["msg"])
             if key not in findings:
@@ -594,6 +610,18 @@ def cmd_scan(a):
     }
     if facts:
         summary["facts_wall_seconds"] = facts["seconds"]
+    pch = None
+    if a.pch:
+        without = {}
+        for t in tus:
+            if t["pch"] is not True:
+                why = "clang rejected it; analysed without" if t["pch"] == "rejected" else t["pch_reason"]
+                without[why] = without.get(why, 0) + 1
+        pch = {k: a.pch[k] for k in ("dir", "built", "reused", "build_cpu_seconds", "seconds")}
+        pch.update({"with": sum(t["pch"] is True for t in tus), "without": without,
+                    "rejected": sum(t["pch"] == "rejected" for t in tus)})
+        summary["pch_wall_seconds"] = a.pch["seconds"]
+        summary["units_without_pch"] = sum(without.values())
     report = {
         "project": a.label or os.path.basename(root), "checkout": root, "revision": a.revision or None,
         "compile_database": {"path": os.path.abspath(a.db), "origin": a.db_origin},
@@ -605,6 +633,7 @@ def cmd_scan(a):
         "notices": a.notice,
         "project_facts": facts,
         "cuda_compat": a.cuda_compat,
+        "precompiled_headers": pch,
         "cache": {"dir": cache.dir, "mode": cache.mode, "hits": cache.hits, "misses": cache.misses,
                   "damaged": cache.damaged, "not_stored": cache.not_stored,
                   "max_mb": a.cache_max_mb} if cache else None,
@@ -632,17 +661,6 @@ CUDA_HOST_PRELUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath
                                  "checker", "cuda", "torch-sync-cuda-host.h")
 
 
-def is_cuda_unit(e):
-    """Whether a database entry compiles its file as CUDA (a .cu source, or -x cuda)."""
-    args = entry_args(e)
-    if any(x == "-xcuda" or x.startswith("--cuda-") for x in args):
-        return True
-    for i, x in enumerate(args[:-1]):
-        if x == "-x":
-            return args[i + 1] == "cuda"
-    return e["file"].endswith(".cu")
-
-
 def cuda_compat(a, root, units, cache):
     """What makes the CUDA units parse as nvcc parses them: the host prelude, and an overlay
     that shows clang the kernel launches with spaced chevrons in token form (their copies are
@@ -666,6 +684,42 @@ def compat_args(a, e):
     return args
 
 
+def facts_units(a, root, db):
+    """The units of the project-facts pass: every one of the database but those of --exclude."""
+    seen, units = set(), []
+    for e in db:
+        if e["file"] not in seen and not any(re.search(x, rel(e["file"], root)) for x in a.exclude):
+            seen.add(e["file"])
+            units.append(e)
+    return units
+
+
+def precompiled_headers(a, root, units):
+    """The shared precompiled LibTorch headers (torch_pch) of units, built where missing, under
+    --pch-dir, else torch_pch's default folder. Returns
+    torch_pch.plan's stats with "dir", "seconds" (wall) and "units" (the plan), or None with
+    --no-pch."""
+    if a.no_pch:
+        return None
+    d = a.pch_dir or torch_pch.default_dir()
+    t0 = time.monotonic()
+    try:
+        store = torch_pch.Store(d, a.clangxx, log=lambda m, error=False: print("scan-project: " + m, file=sys.stderr))
+        result, stats = torch_pch.plan(units, store, root, (), a.extra_arg, a.jobs)
+    except (OSError, RuntimeError) as e:
+        a.notice.append("precompiled LibTorch headers: none (%s); every unit parsed LibTorch's headers" % e)
+        return None
+    info = dict(stats, dir=store.dir, seconds=round(time.monotonic() - t0, 2), units=result)
+    print("scan-project: " + torch_pch.summary_line(stats), file=sys.stderr)
+    return info
+
+
+def pch_args(a, e):
+    """The clang-tidy arguments that give entry e its precompiled LibTorch headers, if any."""
+    p = ((getattr(a, "pch", None) or {}).get("units") or {}).get(e["file"], {}).get("pch")
+    return ["--extra-arg=-include-pch", "--extra-arg=" + p] if p else []
+
+
 def project_facts(a, tool, db, dbdir, make_config, cache):
     """The first pass: torch-sync-project-facts over every translation unit of the database
     (but those of --exclude), then merge-project-facts.py. Returns what the report says of it,
@@ -676,15 +730,11 @@ def project_facts(a, tool, db, dbdir, make_config, cache):
     facts_file = os.path.join(fdir, "project-facts.json")
     shutil.rmtree(fdir, ignore_errors=True)
     os.makedirs(frag)
-    seen, units = set(), []
-    for e in db:
-        if e["file"] not in seen and not any(re.search(x, rel(e["file"], root)) for x in a.exclude):
-            seen.add(e["file"])
-            units.append(e)
+    units = facts_units(a, root, db)
     config = make_config("-*,torch-sync-project-facts",
                          [("torch-sync-project-facts.OutputDirectory", frag)])
     jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
-             ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + [e["file"]], e["directory"],
+             ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]], e["directory"],
              a.timeout) for e in units]
 
     def fragment(e):
@@ -798,6 +848,20 @@ def markdown(r):
             cc["prelude"], "%d kernel launch(es) written with spaced chevrons ('<< <' ... '>> >', which nvcc takes) "
             "in %d file(s) read in token form through the file system overlay `%s` (the sources unchanged)" % (
                 cc["launches"], cc["files"], cc["overlay"]) if cc["overlay"] else "no kernel launch with spaced chevrons"))
+    p = r.get("precompiled_headers")
+    if p is None:
+        L.append("- precompiled LibTorch headers: off")
+    else:
+        L.append("- precompiled LibTorch headers: %d built (%.1f s of CPU), %d reused, in `%s`; %d of %d translation "
+                 "units analysed with one%s" % (
+                     p["built"], p["build_cpu_seconds"], p["reused"], p["dir"], p["with"], s["translation_units"],
+                     "; without: " + "; ".join("%d, %s" % (n, md_escape(w)) for w, n in
+                                               sorted(p["without"].items(), key=lambda kv: -kv[1]))
+                     if p["without"] else ""))
+    L.append("- wall time of each pass: %s" % ", ".join(
+        "%s %.1f s" % (n, s[k]) for n, k in (("precompiled headers", "pch_wall_seconds"),
+                                             ("project facts", "facts_wall_seconds"),
+                                             ("analysis", "scan_wall_seconds")) if k in s))
     for n in r["notices"]:
         L.append("- notice: %s" % n)
     L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
@@ -905,6 +969,8 @@ def main():
     s.add_argument("--cache-mode", default="direct", choices=("direct", "preprocessed"))
     s.add_argument("--no-cache", action="store_true")
     s.add_argument("--no-project-facts", action="store_true")
+    s.add_argument("--no-pch", action="store_true")
+    s.add_argument("--pch-dir", default="")
     a = ap.parse_args()
     if a.cmd == "gendb":
         cmd_gendb(a)

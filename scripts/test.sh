@@ -47,5 +47,19 @@ if [[ " ${versions[*]} " == *" 22 "* ]]; then
     status=1
   fi
   stage_done "run-samples"
+  # The same samples through scan-project.sh with the shared precompiled LibTorch headers: the
+  # findings must be those of the run without them, above.
+  echo "test: the samples with precompiled LibTorch headers (scan-project.sh)"
+  rm -rf "$build_root/samples-pch"
+  if "$repo/scripts/scan-project.sh" -p "$build_root/run-samples" --no-project-facts --no-cache \
+       --pch-dir "$build_root/samples-pch/pch" "$repo/samples" "$build_root/samples-pch/scan" \
+       2> "$build_root/samples-pch.log" &&
+     python3 "$repo/test/same-findings.py" "$build_root/run-samples.out" "$build_root/samples-pch/scan/report.json"; then
+    grep 'precompiled LibTorch headers:' "$build_root/samples-pch.log" || true
+  else
+    echo "test: FAILED: the samples' findings with precompiled LibTorch headers differ from those without (see above and $build_root/samples-pch.log)" >&2
+    status=1
+  fi
+  stage_done "samples with precompiled headers"
 fi
 exit $status

@@ -229,9 +229,16 @@ class Cache:
         return self._file_hash[path]
 
     def compile_args(self, entry, tidy_args):
+        """clang++ with the entry's flags and the run's extra arguments, for -M and -E. A
+        precompiled header (-include-pch) is left out: what it holds is listed as it was read,
+        so that a run with one and a run without have the same dependencies."""
         before, after = tidy_extra_args(tidy_args)
         args = entry_args(entry)
-        return [self.clangxx] + before + strip_output_args(args) + after
+        extra = []
+        for i, x in enumerate(after):
+            if x != "-include-pch" and not (i and after[i - 1] == "-include-pch"):
+                extra.append(x)
+        return [self.clangxx] + before + strip_output_args(args) + extra
 
     # ---------------------------------------------------------------- entries
 

@@ -11,6 +11,11 @@ config.suffixes = [".cpp", ".cu", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md"]
 config.test_source_root = os.path.dirname(__file__)
 
+# The caches of the tools under test (the scan's results, the shared precompiled LibTorch
+# headers) default to ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync: a test that does not name its
+# own folder writes into the build tree, never into the user's home.
+config.environment["XDG_CACHE_HOME"] = os.path.join(config.test_exec_root, "cache")
+
 # The LibTorch header set of this suite: CMake generates one suite per set
 # (Debian's LibTorch 1.13 and the 2.x headers of a torch wheel). A set that was
 # not configured fails every test rather than skipping it.

@@ -1,0 +1,2 @@
+// No LibTorch header: nothing to precompile.
+int plain(int x) { return x + 1; }
