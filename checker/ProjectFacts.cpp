@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -26,14 +27,6 @@ namespace clang::tidy::torch_sync {
 namespace {
 
 constexpr llvm::StringLiteral FactsFormatName = "torch-sync-project-facts";
-
-std::string md5Hex(llvm::StringRef Data) {
-  llvm::MD5 Hash;
-  Hash.update(Data);
-  llvm::MD5::MD5Result Result;
-  Hash.final(Result);
-  return std::string(Result.digest());
-}
 
 /// A device as the facts spell it.
 std::optional<DeviceKind> parseDevice(const llvm::json::Value &Value) {
@@ -99,6 +92,46 @@ std::string inferenceFingerprint(bool ProjectDatasetsOnCPU,
   return md5Hex(OS.str());
 }
 
+std::string md5Hex(llvm::StringRef Data) {
+  llvm::MD5 Hash;
+  Hash.update(Data);
+  llvm::MD5::MD5Result Result;
+  Hash.final(Result);
+  return std::string(Result.digest());
+}
+
+std::string writeUnitJson(llvm::StringRef Directory, llvm::StringRef MainFile,
+                          const llvm::json::Value &Value) {
+  auto Failed = [](llvm::StringRef Path, const std::error_code &Error) {
+    return "'" + Path.str() + "': " + Error.message();
+  };
+  if (std::error_code Error = llvm::sys::fs::create_directories(Directory))
+    return Failed(Directory, Error);
+  llvm::SmallString<256> Path(Directory);
+  llvm::sys::path::append(Path, md5Hex(MainFile) + ".json");
+  llvm::SmallString<256> Temporary(Directory);
+  llvm::sys::path::append(Temporary, ".unit-%%%%%%%%.tmp");
+  int FD = -1;
+  if (std::error_code Error =
+          llvm::sys::fs::createUniqueFile(Temporary, FD, Temporary))
+    return Failed(Temporary, Error);
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << llvm::formatv("{0:1}", Value) << '\n';
+    if (OS.has_error()) {
+      std::string Problem = Failed(Temporary, OS.error());
+      OS.clear_error();
+      llvm::sys::fs::remove(Temporary);
+      return Problem;
+    }
+  }
+  if (std::error_code Error = llvm::sys::fs::rename(Temporary, Path)) {
+    llvm::sys::fs::remove(Temporary);
+    return Failed(Path, Error);
+  }
+  return "";
+}
+
 std::string absoluteSourcePath(llvm::StringRef Path, const FileManager &Files) {
   llvm::SmallString<256> Absolute(Path);
   Files.makeAbsolutePath(Absolute);
@@ -150,6 +183,8 @@ std::string projectFunctionKey(const FunctionDecl &Function,
 
 std::optional<DeviceKind> ProjectFacts::parameterDevice(llvm::StringRef Key,
                                                         unsigned Index) const {
+  if (Recording)
+    Queries.emplace(Key.str(), static_cast<int>(Index));
   auto Found = Functions.find(Key);
   if (Found == Functions.end())
     return std::nullopt;
@@ -161,10 +196,32 @@ std::optional<DeviceKind> ProjectFacts::parameterDevice(llvm::StringRef Key,
 
 const ProjectFacts::ReturnDevice *
 ProjectFacts::returnDevice(llvm::StringRef Key) const {
+  if (Recording)
+    Queries.emplace(Key.str(), -1);
   auto Found = Functions.find(Key);
   if (Found == Functions.end() || !Found->second.Returns)
     return nullptr;
   return &*Found->second.Returns;
+}
+
+std::shared_ptr<ProjectFacts> ProjectFacts::recorder() {
+  static std::shared_ptr<ProjectFacts> Recorder = [] {
+    auto Facts = std::make_shared<ProjectFacts>();
+    Facts->Recording = true;
+    return Facts;
+  }();
+  return Recorder;
+}
+
+llvm::json::Array ProjectFacts::recordedQueries() const {
+  llvm::json::Array Out;
+  for (const auto &[Key, Index] : Queries) {
+    if (Index < 0)
+      Out.push_back(llvm::json::Object{{"function", Key}, {"returns", true}});
+    else
+      Out.push_back(llvm::json::Object{{"function", Key}, {"parameter", Index}});
+  }
+  return Out;
 }
 
 bool ProjectFactsReader::parseFunction(llvm::StringRef Key,

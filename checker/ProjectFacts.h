@@ -22,9 +22,12 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/JSON.h"
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clang {
@@ -61,6 +64,17 @@ std::string projectFunctionKey(const FunctionDecl &Function,
 /// the compile command) with '.' and '..' removed, as the facts name files.
 std::string absoluteSourcePath(llvm::StringRef Path, const FileManager &Files);
 
+/// The MD5 of \p Data, in lower-case hex.
+std::string md5Hex(llvm::StringRef Data);
+
+/// Writes \p Value as JSON to DIRECTORY/<md5Hex(MainFile)>.json (the file of
+/// one translation unit: a facts fragment, the questions of a recording run),
+/// creating the folder, through a temporary file renamed into place so that a
+/// reader never sees half a file. Returns "" or, when it could not, the path
+/// and the error.
+std::string writeUnitJson(llvm::StringRef Directory, llvm::StringRef MainFile,
+                          const llvm::json::Value &Value);
+
 /// The device facts of a project, read from a facts file that passed every
 /// check. Immutable; shared by the checks of a run.
 class ProjectFacts {
@@ -92,6 +106,19 @@ public:
   /// What function \p Key returns; null when the facts say nothing.
   const ReturnDevice *returnDevice(llvm::StringRef Key) const;
 
+  /// The empty facts of a run whose facts are not known yet (a scan that
+  /// collects them and analyses in one pass): they answer every question as
+  /// no facts would, and record it. One per process, shared by the checks.
+  static std::shared_ptr<ProjectFacts> recorder();
+  /// Whether these are the recorder's facts.
+  bool isRecorder() const { return Recording; }
+  /// The questions recorded since clearRecordedQueries(), sorted: for each,
+  /// {"function": KEY, "parameter": INDEX} or {"function": KEY, "returns":
+  /// true}. With the merged facts they tell whether the pass's findings stand
+  /// (scripts/scan_report.py): they do when the facts answer none of them.
+  llvm::json::Array recordedQueries() const;
+  void clearRecordedQueries() const { Queries.clear(); }
+
 private:
   /// A source the facts were collected from, as it was then.
   struct SourceStamp {
@@ -111,6 +138,10 @@ private:
   llvm::StringSet<> TranslationUnits;
   llvm::StringMap<Function> Functions;
   std::vector<SourceStamp> Sources;
+  bool Recording = false;
+  /// The recorder's questions: a function key and a parameter index, or -1
+  /// for its return.
+  mutable std::set<std::pair<std::string, int>> Queries;
 
   friend class ProjectFactsReader;
 };

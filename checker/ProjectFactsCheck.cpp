@@ -13,8 +13,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MD5.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <vector>
@@ -35,14 +33,6 @@ constexpr llvm::StringLiteral RegistrarId = "torch-sync-facts-registrar";
 constexpr llvm::StringLiteral ReturnValueId = "torch-sync-facts-return-value";
 constexpr llvm::StringLiteral ReturningId = "torch-sync-facts-returning";
 constexpr llvm::StringLiteral ModuleMemberId = "torch-sync-facts-module-member";
-
-std::string md5Hex(StringRef Data) {
-  llvm::MD5 Hash;
-  Hash.update(Data);
-  llvm::MD5::MD5Result Result;
-  Hash.final(Result);
-  return std::string(Result.digest());
-}
 
 /// The dispatch key of a TORCH_LIBRARY_IMPL(ns, KEY, m) block, from the name
 /// of the function it defines, 'TORCH_LIBRARY_IMPL_init_<ns>_<KEY>_<uid>'
@@ -449,20 +439,27 @@ llvm::json::Value ProjectFactsCheck::fragment(ASTContext &Context) const {
   // The project's own files that the translation unit read: neither system
   // nor library headers. A change to any of them makes the facts stale.
   llvm::json::Object Sources;
-  // The files are copied out first: translateFile may load source locations
-  // from a precompiled header or preamble, which adds to the map being walked.
-  std::vector<FileEntryRef> Files;
-  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It)
-    Files.push_back(It->first);
-  for (FileEntryRef Entry : Files) {
-    FileID File = SM.translateFile(Entry);
-    if (File.isInvalid() || isInLibraryHeader(SM.getLocForStartOfFile(File), SM))
-      continue;
+  // Each file entry of the unit, those parsed here and those loaded from a
+  // precompiled header or preamble, once: a file entry starts at its offset.
+  // (SourceManager::translateFile would scan every entry once per file, which
+  // with LibTorch's thousands of headers costs more than the analysis.)
+  auto Visit = [&](const SrcMgr::SLocEntry &Entry) {
+    if (!Entry.isFile())
+      return;
+    SourceLocation Start = SourceLocation::getFromRawEncoding(Entry.getOffset());
+    if (Start.isInvalid() || isInLibraryHeader(Start, SM))
+      return;
+    FileID File = SM.getFileID(Start);
+    OptionalFileEntryRef FileEntry = SM.getFileEntryRefForID(File);
+    if (!FileEntry)
+      return; // the predefines and command-line buffers
+    std::string Path = absoluteSourcePath(FileEntry->getName(), SM.getFileManager());
+    if (Sources.find(Path) != Sources.end())
+      return;
     std::optional<StringRef> Data = SM.getBufferDataOrNone(File);
     llvm::sys::fs::file_status Status;
-    std::string Path = absoluteSourcePath(Entry.getName(), SM.getFileManager());
     if (!Data || llvm::sys::fs::status(Path, Status))
-      continue;
+      return;
     Sources[Path] = llvm::json::Object{
         {"size", static_cast<int64_t>(Status.getSize())},
         {"mtime_ns",
@@ -471,6 +468,20 @@ llvm::json::Value ProjectFactsCheck::fragment(ASTContext &Context) const {
                  Status.getLastModificationTime().time_since_epoch())
                  .count())},
         {"md5", md5Hex(*Data)}};
+  };
+  for (unsigned I = 0, N = SM.local_sloc_entry_size(); I < N; ++I)
+    Visit(SM.getLocalSLocEntry(I));
+  for (unsigned I = 0, N = SM.loaded_sloc_entry_size(); I < N; ++I) {
+    bool Invalid = false;
+    const SrcMgr::SLocEntry &Entry = SM.getLoadedSLocEntry(I, &Invalid);
+    if (Invalid || !Entry.isFile())
+      continue;
+    // The precompiled header's own main file (a prefix header), which the
+    // reader places at the unit's start, is not one of the unit's sources;
+    // the files it includes are.
+    SourceLocation Includer = Entry.getFile().getIncludeLoc();
+    if (Includer.isValid() && SM.isLoadedSourceLocation(Includer))
+      Visit(Entry);
   }
   OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
   return llvm::json::Object{
@@ -489,40 +500,10 @@ llvm::json::Value ProjectFactsCheck::fragment(ASTContext &Context) const {
 
 void ProjectFactsCheck::write(const llvm::json::Value &Fragment,
                               StringRef MainFile) {
-  auto Fail = [&](StringRef Path, const std::error_code &Error) {
-    configurationDiag("cannot write the project facts fragment '%0': %1")
-        << Path << Error.message();
-  };
-  if (std::error_code Error =
-          llvm::sys::fs::create_directories(OutputDirectory)) {
-    Fail(OutputDirectory, Error);
-    return;
-  }
   // One fragment per translation unit, named by its main file's MD5.
-  llvm::SmallString<256> Path(OutputDirectory);
-  llvm::sys::path::append(Path, md5Hex(MainFile) + ".json");
-  llvm::SmallString<256> Temporary(OutputDirectory);
-  llvm::sys::path::append(Temporary, ".fragment-%%%%%%%%.tmp");
-  int FD = -1;
-  if (std::error_code Error =
-          llvm::sys::fs::createUniqueFile(Temporary, FD, Temporary)) {
-    Fail(Temporary, Error);
-    return;
-  }
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << llvm::formatv("{0:1}", Fragment) << '\n';
-    if (OS.has_error()) {
-      Fail(Temporary, OS.error());
-      OS.clear_error();
-      llvm::sys::fs::remove(Temporary);
-      return;
-    }
-  }
-  if (std::error_code Error = llvm::sys::fs::rename(Temporary, Path)) {
-    Fail(Path, Error);
-    llvm::sys::fs::remove(Temporary);
-  }
+  std::string Problem = writeUnitJson(OutputDirectory, MainFile, Fragment);
+  if (!Problem.empty())
+    configurationDiag("cannot write the project facts fragment %0") << Problem;
 }
 
 } // namespace clang::tidy::torch_sync

@@ -71,6 +71,8 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
       LibTorchVersion(Options.getLocalOrGlobal("LibTorchVersion", "")),
       ProjectFactsFile(Options.getLocalOrGlobal("ProjectFactsFile", "")),
+      ProjectFactsQueryDirectory(
+          Options.getLocalOrGlobal("ProjectFactsQueryDirectory", "")),
       IgnoreUnitTests(Options.getLocalOrGlobal("IgnoreUnitTests", true)),
       UnitTestMacros(Options.getLocalOrGlobal("UnitTestMacros",
                                               DefaultUnitTestMacros)),
@@ -133,6 +135,7 @@ void SyncCheckBase::storeOptions(ClangTidyOptions::OptionMap &Opts) {
   Options.store(Opts, "SkipLibraryHeaders", SkipLibraryHeaders);
   Options.store(Opts, "LibTorchVersion", LibTorchVersion);
   Options.store(Opts, "ProjectFactsFile", ProjectFactsFile);
+  Options.store(Opts, "ProjectFactsQueryDirectory", ProjectFactsQueryDirectory);
   Options.store(Opts, "IgnoreUnitTests", IgnoreUnitTests);
   Options.store(Opts, "UnitTestMacros", UnitTestMacros);
 }
@@ -143,7 +146,15 @@ void SyncCheckBase::onStartOfTranslationUnit() {
   Inference.reset();
   InferenceContext = nullptr;
   Facts.reset();
+  Unit = nullptr;
+  if (recordsFactQueries())
+    ProjectFacts::recorder()->clearRecordedQueries();
   Tests.emplace(utils::options::parseStringList(UnitTestMacros));
+}
+
+bool SyncCheckBase::recordsFactQueries() const {
+  return ProjectFactsFile.empty() && !ProjectFactsQueryDirectory.empty() &&
+         readsProjectFacts();
 }
 
 unsigned SyncCheckBase::libTorchVersion() const {
@@ -181,6 +192,8 @@ std::string SyncCheckBase::inferenceFingerprint() const {
 DeviceInference &SyncCheckBase::devices(ASTContext &Context) {
   if (!Inference || InferenceContext != &Context) {
     Facts.reset();
+    if (recordsFactQueries())
+      Facts = ProjectFacts::recorder();
     if (!ProjectFactsFile.empty() && readsProjectFacts()) {
       std::string Problem;
       Facts = ProjectFacts::load(ProjectFactsFile, inferenceFingerprint(),
@@ -346,6 +359,22 @@ void SyncCheckBase::onEndOfTranslationUnit() {
   if (LimitedScope)
     restoreWholeTraversalScope(*LimitedScope);
   LimitedScope = nullptr;
+  // Every check writes what has been asked so far, the last the union of all.
+  if (recordsFactQueries() && Unit) {
+    const SourceManager &SM = Unit->getSourceManager();
+    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+    std::string MainFile =
+        Main ? absoluteSourcePath(Main->getName(), SM.getFileManager()) : "";
+    std::string Problem = writeUnitJson(
+        ProjectFactsQueryDirectory, MainFile,
+        llvm::json::Object{
+            {"format", "torch-sync-project-facts-queries"},
+            {"translation_unit", MainFile},
+            {"queries", ProjectFacts::recorder()->recordedQueries()}});
+    if (!Problem.empty())
+      configurationDiag("cannot write the project facts queries %0") << Problem;
+  }
+  Unit = nullptr;
 }
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
@@ -355,6 +384,7 @@ void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
 
 void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {
   if (Result.Nodes.getNodeAs<TranslationUnitDecl>(TranslationUnitId)) {
+    Unit = Result.Context;
     // The first torch-sync check to see the unit limits the scope; the
     // others find it limited. With --system-headers the parents inside
     // system headers may be asked for.

@@ -50,6 +50,12 @@ public:
   ///                          the version the parsed headers define
   ///   ProjectFactsFile       the project facts file (ProjectFacts.h) that
   ///                          the device inference reads, or "" for none
+  ///   ProjectFactsQueryDirectory
+  ///                          without ProjectFactsFile: record what the
+  ///                          device inference asks of the project facts
+  ///                          (ProjectFacts::recorder) and write it to this
+  ///                          folder, one file per translation unit named by
+  ///                          its main file's MD5; "" for none
   ///   IgnoreUnitTests        no findings in unit-test bodies and their
   ///                          file-local helpers (UnitTestCode.h)
   ///   UnitTestMacros         the test macros whose bodies those are
@@ -189,6 +195,9 @@ protected:
   /// Whether the device inference reads ProjectFactsFile; the check that
   /// collects the facts does not.
   virtual bool readsProjectFacts() const { return true; }
+  /// Whether the device inference asks the recorder's empty facts and the
+  /// questions are written (ProjectFactsQueryDirectory without a facts file).
+  bool recordsFactQueries() const;
 
   /// The fingerprint of the options that change what the device inference
   /// concludes (inferenceFingerprint in ProjectFacts.h).
@@ -229,12 +238,15 @@ private:
   const bool SkipLibraryHeaders;
   const std::string LibTorchVersion;
   const std::string ProjectFactsFile;
+  const std::string ProjectFactsQueryDirectory;
   const bool IgnoreUnitTests;
   const std::string UnitTestMacros;
   /// For the SystemHeaders option of the current file.
   ClangTidyContext *const TidyContext;
   /// The unit whose traversal scope this check limited, until its end.
   ASTContext *LimitedScope = nullptr;
+  /// The current translation unit, from its first match to its end.
+  ASTContext *Unit = nullptr;
   std::optional<unsigned> ConfiguredVersion;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;

@@ -26,6 +26,9 @@
 #   --no-cuda-compat    do not force-include checker/cuda/torch-sync-cuda-host.h (nvcc's host
 #                       min/max) nor show clang the kernel launches written with spaced
 #                       chevrons below --srcroot in token form (scripts/cuda_launch_syntax.py)
+#   --shard K/N         analyse shard K of N of the files (sorted by path relative to --srcroot,
+#                       every N-th from the K-th), for a CI matrix; scripts/sarif-merge.py joins
+#                       the shards' logs into the log of one run (docs/ci.md)
 #   --pch-dir DIR       where the precompiled LibTorch headers are kept (default
 #                       ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch)
 #   --no-pch            parse LibTorch's headers in every file: by default, the LibTorch header
@@ -55,7 +58,7 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
 
 build="" output=torch-sync.sarif srcroot=. docs_url="" tidy=${TORCH_SYNC_TIDY:-} jobs=$(nproc)
-baseline="" absent=0 cuda_compat=1 pch=1 pch_dir=""
+baseline="" absent=0 cuda_compat=1 pch=1 pch_dir="" shard=""
 files=() tidy_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -79,6 +82,8 @@ while [ $# -gt 0 ]; do
     --pch-dir) need "$@"; pch_dir=$2; shift 2 ;;
     --pch-dir=*) pch_dir=${1#--pch-dir=}; shift ;;
     --no-pch) pch=0; shift ;;
+    --shard) need "$@"; shard=$2; shift 2 ;;
+    --shard=*) shard=${1#--shard=}; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; tidy_args=("$@"); break ;;
     -*) die "unknown option '$1' (see --help); clang-tidy's own options go after '--'" ;;
@@ -96,6 +101,10 @@ build=$(cd "$(dirname "$db")" && pwd)
 command -v python3 >/dev/null || die "python3 not found"
 [ -z "$baseline" ] || [ -f "$baseline" ] || die "--baseline '$baseline': no such file"
 [ $absent = 0 ] || [ -n "$baseline" ] || die "--absent needs --baseline OLD"
+if [ -n "$shard" ]; then
+  [[ $shard =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+    [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] || die "--shard wants K/N with 1 <= K <= N (e.g. 2/4), got '$shard'"
+fi
 
 have_checks=0
 for a in "${tidy_args[@]}"; do
@@ -147,6 +156,18 @@ EOF
   ) || exit 2
   [ -z "$list" ] || mapfile -t files <<<"$list"
   [ ${#files[@]} -gt 0 ] || die "the compilation database '$db' names no source below '$srcroot'"
+fi
+
+if [ -n "$shard" ]; then
+  # As scan-project.sh shards: sorted by path relative to the source root, every N-th from the K-th.
+  total=${#files[@]}
+  mapfile -t files < <(python3 -c '
+import os, sys
+root, (k, n), files = os.path.realpath(sys.argv[1]), map(int, sys.argv[2].split("/")), sys.argv[3:]
+ordered = sorted(files, key=lambda f: os.path.relpath(os.path.realpath(f), root))
+print("\n".join(f for i, f in enumerate(ordered) if i % n == k - 1))' "$srcroot" "$shard" "${files[@]}")
+  [ -n "${files[0]:-}" ] || files=()
+  echo "sarif: shard $shard: ${#files[@]} of $total file(s)" >&2
 fi
 
 tmp=$(mktemp -d)

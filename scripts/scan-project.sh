@@ -81,6 +81,24 @@
 # sees the devices that the whole project passes to each function. Units that do not parse or
 # are left out are named in a notice; when no facts can be written the analysis runs without.
 #   --no-project-facts       analyse each translation unit alone
+#   (by default each unit to analyse is analysed in the same run that collects its facts, without
+#   them, its questions to the facts recorded; once they are merged, only the units whose
+#   questions they answer are analysed again: the findings are those of a scan that analyses
+#   every unit after the facts, in about half the time)
+#   --separate-facts-pass    collect the facts first, then analyse every unit with them
+#   --project-facts-file F   use the facts file F (merged by merge-project-facts.py from the
+#                            fragments of --project-facts-only runs) instead of collecting them
+#   --project-facts-only     run only the facts pass, over the translation units of this scan
+#                            (of its --shard): its fragments are left in OUTDIR/facts/fragments
+#                            for merge-project-facts.py; exits 1 when some unit gave none
+#
+# Sharding, for a CI matrix over a large project (docs/ci.md):
+#   --shard K/N              analyse shard K of N: the translation units (after --filter and
+#                            --exclude) sorted by path relative to CHECKOUT, every N-th from the
+#                            K-th, so that the same paths give the same shards on every machine.
+#                            The project facts pass still covers every unit, unless
+#                            --project-facts-file gives them. 'scripts/scan_report.py
+#                            merge-reports --out DIR SHARD_OUTDIR...' joins the shards' reports.
 #
 # CUDA sources as nvcc parses them: CUDA translation units (.cu, -x cuda) get the host prelude
 # checker/cuda/torch-sync-cuda-host.h force-included (the host min/max overloads of nvcc's
@@ -131,7 +149,7 @@ compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" bu
 cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
 torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
-project_facts=1 cuda_compat=1 pch=1 pch_dir=""
+project_facts=1 cuda_compat=1 pch=1 pch_dir="" shard="" facts_file="" facts_only=0 separate=0
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
 excludes=() positional=()
 while [ $# -gt 0 ]; do
@@ -161,6 +179,10 @@ while [ $# -gt 0 ]; do
     --cache-mode) need "$@"; cache_mode=$2; shift 2 ;;
     --no-cache) no_cache=1; shift ;;
     --no-project-facts) project_facts=0; shift ;;
+    --project-facts-file) need "$@"; facts_file=$2; shift 2 ;;
+    --project-facts-only) facts_only=1; shift ;;
+    --separate-facts-pass) separate=1; shift ;;
+    --shard) need "$@"; shard=$2; shift 2 ;;
     --no-cuda-compat) cuda_compat=0; shift ;;
     --pch-dir) need "$@"; pch_dir=$2; shift 2 ;;
     --no-pch) pch=0; shift ;;
@@ -204,6 +226,17 @@ case "$tool" in plugin|tidy) ;; *) die "--tool wants 'plugin' or 'tidy', got '$t
 case "$cache_mode" in direct|preprocessed) ;; *) die "--cache-mode wants 'direct' or 'preprocessed', got '$cache_mode'" ;; esac
 for o in "${check_options[@]}"; do [[ $o == ?*=* ]] || die "--check-option wants KEY=VALUE, got '$o'"; done
 [ -n "$compile_db" ] && [ $generate = 1 ] && die "--compile-db and --generate-db exclude each other"
+if [ -n "$shard" ]; then
+  [[ $shard =~ ^([0-9]+)/([0-9]+)$ ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] &&
+    [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] || die "--shard wants K/N with 1 <= K <= N (e.g. 2/4), got '$shard'"
+fi
+if [ -n "$facts_file" ]; then
+  [ $project_facts = 1 ] || die "--project-facts-file and --no-project-facts exclude each other"
+  [ $facts_only = 0 ] || die "--project-facts-file and --project-facts-only exclude each other"
+  [ -f "$facts_file" ] || die "--project-facts-file '$facts_file': no such file"
+  facts_file=$(cd "$(dirname "$facts_file")" && pwd -P)/$(basename "$facts_file")
+fi
+[ $facts_only = 0 ] || [ $project_facts = 1 ] || die "--project-facts-only and --no-project-facts exclude each other"
 cuda_torch_include=${cuda_torch_include:-$torch_include}
 for d in "$torch_include" "$cuda_torch_include"; do
   [ -d "$d/torch/csrc/api/include" ] || die "'$d' is not a LibTorch include root (no torch/csrc/api/include)"
@@ -385,6 +418,10 @@ for s in "${excludes[@]}"; do scan+=(--exclude "$s"); done
 for s in "${notices[@]}"; do scan+=(--notice "$s"); done
 [ $compare = 1 ] && scan+=(--compare-syntax-only)
 [ $project_facts = 1 ] || scan+=(--no-project-facts)
+[ -z "$facts_file" ] || scan+=(--project-facts-file "$facts_file")
+[ $facts_only = 0 ] || scan+=(--project-facts-only)
+[ $separate = 0 ] || scan+=(--separate-facts-pass)
+[ -z "$shard" ] || scan+=(--shard "$shard")
 [ $cuda_compat = 1 ] || scan+=(--no-cuda-compat)
 if [ $pch = 0 ]; then scan+=(--no-pch)
 elif [ -n "$pch_dir" ]; then scan+=(--pch-dir "$pch_dir")

@@ -467,6 +467,13 @@ def cmd_scan(a):
     if not units:
         die("the compilation database %s has no translation unit to analyse%s" % (
             a.db, " (after --filter/--exclude)" if a.filter or a.exclude else ""))
+    a.shard_info = None
+    a.all_units = units
+    if a.shard:
+        a.shard_info = {"index": a.shard[0], "count": a.shard[1], "translation_units_in_all": len(units)}
+        units = shard_units(units, root, *a.shard)
+        print("scan-project: shard %d of %d: %d of %d translation units" % (
+            a.shard[0], a.shard[1], len(units), a.shard_info["translation_units_in_all"]), file=sys.stderr)
     dbdir = os.path.dirname(os.path.abspath(a.db))
     # Headers below the checkout, named absolutely or (from an -I of a relative folder) relative
     # to the command's folder; a relative one outside the checkout is dropped after the run.
@@ -492,31 +499,61 @@ def cmd_scan(a):
             die("cache: %s (pass --no-cache to scan without it)" % e)
 
     a.cuda_compat = None if a.no_cuda_compat else cuda_compat(a, root, db, cache)
-    a.pch = precompiled_headers(a, root, units if a.no_project_facts else facts_units(a, root, db))
+    # The facts pass covers the whole database (every caller counts), but for a shard that only
+    # collects (--project-facts-only), or when the facts come merged from elsewhere.
+    if a.no_project_facts or a.project_facts_file:
+        collect = []
+    elif a.project_facts_only:
+        collect = units
+    else:
+        collect = facts_units(a, root, db)
+    # A unit that both passes parse pays for a header of its own (one parse of LibTorch's headers
+    # against two); one parsed once needs a second unit to share it.
+    a.pch = precompiled_headers(a, root, list({e["file"]: e for e in collect + units}.values()),
+                                min_units=1 if collect and not a.project_facts_only else 2)
     facts = None
+    if a.project_facts_only:
+        return collect_facts_only(a, tool, collect, dbdir, make_config, cache)
     if a.no_project_facts:
         pass
+    elif a.project_facts_file:
+        facts = given_project_facts(a, root)
     elif any(k == "ProjectFactsFile" or k.endswith(".ProjectFactsFile") for k, _ in options):
         a.notice.append("project facts: not collected, a --check-option names ProjectFactsFile")
     else:
-        facts = project_facts(a, tool, db, dbdir, make_config, cache)
+        facts = project_facts(a, tool, db, dbdir, make_config, cache, [] if a.separate_facts_pass else units)
+    first_pass = facts.pop("first_pass", None) if facts and not a.separate_facts_pass else None
+    again = facts.pop("again", None) if facts else None
     config = make_config(a.checks, [("ProjectFactsFile", facts["file"])] if facts and facts["file"] else [])
     if cache and facts and facts["file"]:
         # The analysis depends on the facts: their content, without the sources' stamps (which
         # the merge refreshes) is part of every key.
         cache.extra_key = {"project_facts": facts["digest"]}
 
-    def tidy_jobs():
+    def tidy_jobs(subset=None):
         return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
                  ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]],
-                 e["directory"], a.timeout) for e in units]
+                 e["directory"], a.timeout) for e in units if subset is None or e["file"] in subset]
 
-    print("scan-project: %d translation units, %d at a time: %s" % (len(units), a.jobs, " ".join(
+    # The units analysed in the facts run whose findings the facts cannot change keep them.
+    todo = [e for e in units if first_pass is None or e["file"] in again]
+    if first_pass is not None:
+        facts["analysed_in_collection"] = len(units)
+        facts["analysed_again"] = len(todo)
+        print("scan-project: %d of %d translation units analysed again with the project facts (their "
+              "findings depend on them)" % (len(todo), len(units)), file=sys.stderr)
+    print("scan-project: %d translation units, %d at a time: %s" % (len(todo), a.jobs, " ".join(
         shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
+    todo_files = {e["file"] for e in todo}
     if cache:
-        results, wall = cached_pool_run(cache, tool, tidy_jobs(), units, a.jobs, a.nice)
+        results, wall = cached_pool_run(cache, tool, tidy_jobs(todo_files), todo, a.jobs, a.nice)
         cache.check_tool_unchanged(tool)
         evicted, size = cache.trim()
+        if first_pass is not None:
+            # A unit's result from the facts run counts as the analysis's, hit or miss.
+            kept = [v for k, v in first_pass.items() if k not in todo_files]
+            cache.hits += sum(1 for v in kept if len(v) > 4 and v[4])
+            cache.misses += sum(1 for v in kept if not (len(v) > 4 and v[4]))
         print("scan-project: cache %s: %d of %d translation units from the cache%s%s" % (
             cache.dir, cache.hits, len(units),
             ", %d damaged entr%s recomputed" % (cache.damaged, "y" if cache.damaged == 1 else "ies")
@@ -524,7 +561,9 @@ def cmd_scan(a):
             ", %d entr%s evicted (bound %g MB)" % (evicted, "y" if evicted == 1 else "ies", a.cache_max_mb)
             if evicted else ""), file=sys.stderr)
     else:
-        results, wall = pool_run(tidy_jobs(), a.jobs, a.nice)
+        results, wall = pool_run(tidy_jobs(todo_files), a.jobs, a.nice)
+    if first_pass is not None:
+        results = dict({k: v for k, v in first_pass.items() if k not in todo_files}, **results)
 
     cached = {k: v[4] for k, v in results.items() if len(v) > 4}
     logdir = os.path.join(a.out, "logs")
@@ -629,11 +668,12 @@ def cmd_scan(a):
         "summary": summary, "by_check": dict(sorted(by_check.items())),
         "by_file": dict(sorted(by_file.items(), key=lambda kv: (-kv[1], kv[0]))),
         "translation_units": tus, "findings": flist, "timing": timing,
-        "sources_not_in_database": [rel(s, root) for s in missing_sources(root, units, a)],
+        "sources_not_in_database": [rel(s, root) for s in missing_sources(root, a.all_units, a)],
         "notices": a.notice,
         "project_facts": facts,
         "cuda_compat": a.cuda_compat,
         "precompiled_headers": pch,
+        "shard": a.shard_info,
         "cache": {"dir": cache.dir, "mode": cache.mode, "hits": cache.hits, "misses": cache.misses,
                   "damaged": cache.damaged, "not_stored": cache.not_stored,
                   "max_mb": a.cache_max_mb} if cache else None,
@@ -694,7 +734,7 @@ def facts_units(a, root, db):
     return units
 
 
-def precompiled_headers(a, root, units):
+def precompiled_headers(a, root, units, min_units=2):
     """The shared precompiled LibTorch headers (torch_pch) of units, built where missing, under
     --pch-dir, else torch_pch's default folder. Returns
     torch_pch.plan's stats with "dir", "seconds" (wall) and "units" (the plan), or None with
@@ -705,7 +745,7 @@ def precompiled_headers(a, root, units):
     t0 = time.monotonic()
     try:
         store = torch_pch.Store(d, a.clangxx, log=lambda m, error=False: print("scan-project: " + m, file=sys.stderr))
-        result, stats = torch_pch.plan(units, store, root, (), a.extra_arg, a.jobs)
+        result, stats = torch_pch.plan(units, store, root, (), a.extra_arg, a.jobs, min_units)
     except (OSError, RuntimeError) as e:
         a.notice.append("precompiled LibTorch headers: none (%s); every unit parsed LibTorch's headers" % e)
         return None
@@ -720,40 +760,154 @@ def pch_args(a, e):
     return ["--extra-arg=-include-pch", "--extra-arg=" + p] if p else []
 
 
-def project_facts(a, tool, db, dbdir, make_config, cache):
-    """The first pass: torch-sync-project-facts over every translation unit of the database
-    (but those of --exclude), then merge-project-facts.py. Returns what the report says of it,
-    with "file" None when no facts could be written (a notice says why)."""
-    root = os.path.abspath(a.root)
-    fdir = os.path.join(a.out, "facts")
-    frag = os.path.join(fdir, "fragments")
-    facts_file = os.path.join(fdir, "project-facts.json")
-    shutil.rmtree(fdir, ignore_errors=True)
+def shard_units(units, root, index, count):
+    """Shard INDEX (1-based) of COUNT: the units whose place in the list sorted by path relative to
+    ROOT is INDEX-1 modulo COUNT. The same paths give the same shards on every machine and
+    whatever the database's order, and the shards' sizes differ by one at most."""
+    ordered = sorted(units, key=lambda e: rel(e["file"], root))
+    return [e for i, e in enumerate(ordered) if i % count == index - 1]
+
+
+def parse_shard(text):
+    """'K/N' -> (K, N), 1 <= K <= N; raises ValueError."""
+    m = re.match(r"^([0-9]+)/([0-9]+)$", text or "")
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise ValueError("--shard wants K/N with 1 <= K <= N (e.g. 2/4), got '%s'" % text)
+    return int(m.group(1)), int(m.group(2))
+
+
+def given_project_facts(a, root):
+    """What the report says of a facts file merged elsewhere (--project-facts-file)."""
+    path = os.path.abspath(a.project_facts_file)
+    try:
+        with open(path) as fh:
+            doc = json.load(fh)
+        params = [d for f in doc["functions"].values() for d in f.get("parameters", {}).values()]
+        incomplete = [rel(u, root) for u in doc["incomplete_translation_units"]]
+        units = len(doc["translation_units"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        die("--project-facts-file %s: not a project facts file (%s)" % (path, e))
+    print("scan-project: project facts: %s, given (%d CPU, %d CUDA, %d unknown tensor parameters)" % (
+        path, params.count("CPU"), params.count("CUDA"), params.count("Unknown")), file=sys.stderr)
+    if incomplete:
+        a.notice.append("project facts: %d translation unit(s) did not parse, or were left out or not "
+                        "collected (%s); calls from them are not in the facts" % (
+                            len(incomplete), ", ".join("`%s`" % u for u in incomplete[:5]) +
+                            (", ..." if len(incomplete) > 5 else "")))
+    return {"file": path, "given": True, "seconds": 0.0, "collected": 0, "cache_hits": 0,
+            "digest": tidy_cache.sha256_json({k: v for k, v in doc.items() if k != "sources"}),
+            "translation_units": units, "incomplete_translation_units": incomplete,
+            "parameters": {d: params.count(d) for d in ("CPU", "CUDA", "Unknown")}}
+
+
+def collect_facts_only(a, tool, units, dbdir, make_config, cache):
+    """--project-facts-only: the facts pass over UNITS (a shard's), its fragments left in
+    OUT/facts/fragments for merge-project-facts.py to join with the other shards'. Exits 0 when
+    every unit gave its fragment, 1 when some did not parse or gave none."""
+    frag = os.path.join(a.out, "facts", "fragments")
+    shutil.rmtree(os.path.join(a.out, "facts"), ignore_errors=True)
     os.makedirs(frag)
-    units = facts_units(a, root, db)
-    config = make_config("-*,torch-sync-project-facts",
-                         [("torch-sync-project-facts.OutputDirectory", frag)])
-    jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
+    info = run_facts_pass(a, tool, units, dbdir, make_config, cache, frag)
+    info.pop("results")
+    missing = [rel(e["file"], root_of(a)) for e in units if not os.path.exists(fragment_path(frag, e))]
+    print("scan-project: project facts only: %d of %d translation units gave their fragment in %s%s" % (
+        len(units) - len(missing), len(units), frag, "; none from: " + ", ".join(missing[:5]) +
+        (", ..." if len(missing) > 5 else "") if missing else ""), file=sys.stderr)
+    with open(os.path.join(a.out, "facts", "collection.json"), "w") as fh:
+        json.dump(dict(info, shard=a.shard_info, without_fragment=missing,
+                       precompiled_headers={k: a.pch[k] for k in ("built", "reused", "with", "without")}
+                       if a.pch else None), fh, indent=1)
+    return 1 if missing else 0
+
+
+def root_of(a):
+    return os.path.abspath(a.root)
+
+
+def fragment_path(frag, e):
+    """The fragment that torch-sync-project-facts writes for database entry e: named after the MD5
+    of its main file's absolute path."""
+    return os.path.join(frag, hashlib.md5(e["file"].encode()).hexdigest() + ".json")
+
+
+def run_facts_pass(a, tool, units, dbdir, make_config, cache, frag, analysed=(), qdir=None):
+    """torch-sync-project-facts over UNITS, writing into FRAG, through the cache; the files of
+    ANALYSED are analysed in the same run (the checks of --checks), their questions to the facts
+    recorded into QDIR. Returns {"seconds", "collected", "cache_hits", "results" (by file)}."""
+    collect = [("torch-sync-project-facts.OutputDirectory", frag)]
+    config = make_config("-*,torch-sync-project-facts", collect)
+    both = make_config(a.checks + ",torch-sync-project-facts",
+                       collect + [("ProjectFactsQueryDirectory", qdir)]) if analysed else None
+    jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + (both if e["file"] in analysed else config)] +
              ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]], e["directory"],
              a.timeout) for e in units]
-
-    def fragment(e):
-        # The check names a unit's fragment after the MD5 of its main file's absolute path.
-        return [os.path.join(frag, hashlib.md5(e["file"].encode()).hexdigest() + ".json")]
-
-    print("scan-project: project facts: collecting over %d translation units" % len(units),
-          file=sys.stderr)
+    print("scan-project: project facts: collecting over %d translation units%s" % (
+        len(units), ", analysing %d of them in the same run" % len(analysed) if analysed else ""), file=sys.stderr)
     hits = 0
+
+    def artifacts(e):
+        return [fragment_path(frag, e)] + ([fragment_path(qdir, e)] if e["file"] in analysed else [])
+
     if cache:
         # The report counts the analysis's hits and misses; this pass's hits are its own.
         before = (cache.hits, cache.misses)
-        results, wall = cached_pool_run(cache, tool, jobs, units, a.jobs, a.nice, fragment)
+        results, wall = cached_pool_run(cache, tool, jobs, units, a.jobs, a.nice, artifacts)
         hits = cache.hits - before[0]
         cache.hits, cache.misses = before
     else:
         results, wall = pool_run(jobs, a.jobs, a.nice)
-    info = {"file": None, "seconds": round(wall, 2), "collected": len(units), "cache_hits": hits,
-            "fragments": os.path.relpath(frag, a.out)}
+    return {"seconds": round(wall, 2), "collected": len(units), "cache_hits": hits, "results": results}
+
+
+def needs_facts(doc, main_file, qdir):
+    """Whether the unit of MAIN_FILE, analysed without facts while they were collected, must be
+    analysed again with the merged facts DOC: its questions (QDIR) are missing, the facts do not
+    cover it, or they answer one of its questions: a parameter's device, CPU or CUDA; a return
+    that is a device other than Unknown or one of the parameters (a return that is only Unknown
+    reads as none: ProjectFacts' readers take only CPU, or fall back on the function's body)."""
+    if main_file not in doc.get("translation_units", []) or main_file in doc.get("incomplete_translation_units", []):
+        return True
+    try:
+        with open(fragment_path(qdir, {"file": main_file})) as fh:
+            queries = json.load(fh)["queries"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return True
+    functions = doc.get("functions", {})
+    for q in queries:
+        f = functions.get(q.get("function"))
+        if f is None:
+            continue
+        if q.get("returns") and any(t != "Unknown" for t in f.get("returns", [])):
+            return True
+        if "parameter" in q and f.get("parameters", {}).get(str(q["parameter"])) in ("CPU", "CUDA"):
+            return True
+    return False
+
+
+def project_facts(a, tool, db, dbdir, make_config, cache, analysed):
+    """The first pass: torch-sync-project-facts over every translation unit of the database
+    (but those of --exclude), then merge-project-facts.py. The units to analyse (ANALYSED) are
+    analysed in the same run, without facts, their questions to the facts recorded
+    (ProjectFactsQueryDirectory): once the facts are merged, a unit whose questions they do not
+    answer has its findings already, as a run with them would give, and only the others are
+    analysed again. Returns what the report says of it, with "file" None when no facts could
+    be written (a notice says why), "first_pass" the analysed units' results and "again" the
+    files to analyse again with the facts."""
+    root = os.path.abspath(a.root)
+    fdir = os.path.join(a.out, "facts")
+    frag = os.path.join(fdir, "fragments")
+    qdir = os.path.join(fdir, "queries")
+    facts_file = os.path.join(fdir, "project-facts.json")
+    shutil.rmtree(fdir, ignore_errors=True)
+    os.makedirs(frag)
+    units = facts_units(a, root, db)
+    both = {e["file"] for e in analysed}
+    info = dict(run_facts_pass(a, tool, units, dbdir, make_config, cache, frag, both, qdir), file=None,
+                fragments=os.path.relpath(frag, a.out))
+    first = info.pop("results")
+    info["first_pass"] = {k: v for k, v in first.items() if k in both}
+    info["again"] = set(both)
+    wall = info["seconds"]
     merge = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                          "merge-project-facts.py"),
                             "-p", a.db, "--allow-incomplete", "-o", facts_file, frag],
@@ -768,6 +922,7 @@ def project_facts(a, tool, db, dbdir, make_config, cache):
         doc = json.load(fh)
     params = [d for f in doc["functions"].values() for d in f.get("parameters", {}).values()]
     incomplete = [rel(u, root) for u in doc["incomplete_translation_units"]]
+    info["again"] = {e["file"] for e in analysed if needs_facts(doc, e["file"], qdir)}
     info.update({
         "file": facts_file,
         "digest": tidy_cache.sha256_json({k: v for k, v in doc.items() if k != "sources"}),
@@ -834,12 +989,20 @@ def markdown(r):
     pf = r.get("project_facts")
     if pf is None:
         L.append("- project facts: off")
+    elif pf["file"] and pf.get("given"):
+        p = pf["parameters"]
+        L.append("- project facts: `%s`, given (collected elsewhere, from %d translation units): "
+                 "tensor parameters %d CPU, %d CUDA, %d unknown" % (
+                     pf["file"], pf["translation_units"], p["CPU"], p["CUDA"], p["Unknown"]))
     elif pf["file"]:
         p = pf["parameters"]
         L.append("- project facts: `%s`, from %d translation units (%d from the cache) in %.1f s: "
-                 "tensor parameters %d CPU, %d CUDA, %d unknown" % (
+                 "tensor parameters %d CPU, %d CUDA, %d unknown%s" % (
                      pf["file"], pf["translation_units"], pf["cache_hits"], pf["seconds"],
-                     p["CPU"], p["CUDA"], p["Unknown"]))
+                     p["CPU"], p["CUDA"], p["Unknown"],
+                     "; the units were analysed in the same pass, and %d of %d again with the facts, which "
+                     "answer what their analysis asked" % (pf["analysed_again"], pf["analysed_in_collection"])
+                     if "analysed_again" in pf else "; the analysis ran after them (--separate-facts-pass)"))
     else:
         L.append("- project facts: none (see the notices)")
     cc = r.get("cuda_compat")
@@ -858,6 +1021,13 @@ def markdown(r):
                      "; without: " + "; ".join("%d, %s" % (n, md_escape(w)) for w, n in
                                                sorted(p["without"].items(), key=lambda kv: -kv[1]))
                      if p["without"] else ""))
+    sh = r.get("shard")
+    if sh and "merged_from" in sh:
+        L.append("- merged from %d shard report(s)%s" % (sh["merged_from"], "; " + "; ".join(
+            md_escape(x) for x in sh["problems"]) if sh["problems"] else ""))
+    elif sh:
+        L.append("- shard %d of %d: %d of the %d translation units" % (
+            sh["index"], sh["count"], s["translation_units"], sh["translation_units_in_all"]))
     L.append("- wall time of each pass: %s" % ", ".join(
         "%s %.1f s" % (n, s[k]) for n, k in (("precompiled headers", "pch_wall_seconds"),
                                              ("project facts", "facts_wall_seconds"),
@@ -912,6 +1082,120 @@ def markdown(r):
     L += ["| `%s` | %s | %d | %.1f%s |" % (x["file"], x["status"], x["findings"], x["seconds"],
                                           " (cached)" if x.get("cached") else "") for x in r["translation_units"]]
     return "\n".join(L) + "\n"
+
+
+def cmd_merge_reports(a):
+    """merge-reports --out DIR REPORT.json...: one report of several scans of one project (the
+    shards of a --shard K/N matrix, or scans split by --filter): their translation units, their
+    findings merged (a finding in a header that units of several shards reached is listed once,
+    with all of them), the summary and tables recomputed. A shard missing from a K/N set, two
+    sets of different N, a unit scanned twice, or facts that differ are named in the report.
+    Exits 0 when every translation unit of the merged reports was analysed and no shard is
+    missing, 1 otherwise, 2 when a report cannot be read."""
+    reports = []
+    for path in a.reports:
+        if os.path.isdir(path):
+            path = os.path.join(path, "report.json")
+        try:
+            with open(path) as fh:
+                r = json.load(fh)
+            r["summary"], r["translation_units"], r["findings"]  # noqa: B018 (the fields merged)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            die("merge-reports: %s is not a scan-project report (%s)" % (path, e))
+        reports.append(r)
+    first = reports[0]
+    problems, tus, seen_tus, findings, notices = [], [], set(), {}, []
+    counts = {r["shard"]["count"] for r in reports if r.get("shard") and "count" in r["shard"]}
+    if len(counts) > 1:
+        problems.append("the reports come from shard sets of different sizes (%s)" % ", ".join(map(str, sorted(counts))))
+    for n in counts:
+        have = {r["shard"]["index"] for r in reports if (r.get("shard") or {}).get("count") == n}
+        missing = sorted(set(range(1, n + 1)) - have)
+        if missing:
+            problems.append("shard(s) %s of %d missing" % (", ".join(map(str, missing)), n))
+    digests = {(r.get("project_facts") or {}).get("digest") for r in reports}
+    if len(digests) > 1:
+        problems.append("the shards were analysed with different project facts")
+    for r in reports:
+        for t in r["translation_units"]:
+            if t["file"] in seen_tus:
+                problems.append("`%s` was scanned by more than one report; its first result is kept" % t["file"])
+                continue
+            seen_tus.add(t["file"])
+            tus.append(t)
+        for f in r["findings"]:
+            key = (f["file"], f["line"], f["col"], f["check"], f["message"])
+            if key not in findings:
+                findings[key] = dict(f, translation_units=[])
+            findings[key]["translation_units"] += [u for u in f["translation_units"]
+                                                   if u not in findings[key]["translation_units"]]
+        for n in r.get("notices") or []:
+            if n not in notices:
+                notices.append(n)
+    tus.sort(key=lambda t: t["file"])
+    incomplete = {t["file"] for t in tus if t["status"] == "parse-error"}
+    flist = sorted(findings.values(), key=lambda f: (f["file"], f["line"], f["col"], f["check"]))
+    for f in flist:
+        f["only_from_incomplete_units"] = all(u in incomplete for u in f["translation_units"])
+    by_check, by_file = {}, {}
+    for f in flist:
+        by_check[f["check"]] = by_check.get(f["check"], 0) + 1
+        by_file[f["file"]] = by_file.get(f["file"], 0) + 1
+    summary = {
+        "translation_units": len(tus),
+        "analysed": sum(t["status"] == "ok" for t in tus),
+        "parse_errors": sum(t["status"] == "parse-error" for t in tus),
+        "crashes": sum(t["status"] == "crash" for t in tus),
+        "timeouts": sum(t["status"] == "timeout" for t in tus),
+        "findings": len(flist),
+        "findings_only_from_incomplete_units": sum(f["only_from_incomplete_units"] for f in flist),
+        # The shards ran side by side: the longest is the merged scan's.
+        "scan_wall_seconds": max(r["summary"].get("scan_wall_seconds", 0) for r in reports),
+        "cache_hits": sum(t.get("cached", False) for t in tus),
+    }
+    for k in ("facts_wall_seconds", "pch_wall_seconds"):
+        if any(k in r["summary"] for r in reports):
+            summary[k] = max(r["summary"].get(k, 0) for r in reports)
+    pch = None
+    if all(r.get("precompiled_headers") for r in reports):
+        pch = {"dir": first["precompiled_headers"]["dir"], "without": {}, "rejected": 0}
+        for k in ("built", "reused", "build_cpu_seconds", "with"):
+            pch[k] = sum(r["precompiled_headers"][k] for r in reports)
+        for r in reports:
+            pch["rejected"] += r["precompiled_headers"].get("rejected", 0)
+            for w, n in r["precompiled_headers"]["without"].items():
+                pch["without"][w] = pch["without"].get(w, 0) + n
+        summary["units_without_pch"] = sum(pch["without"].values())
+    missing_src = set.intersection(*[set(r.get("sources_not_in_database") or []) for r in reports])
+    report = dict(first, summary=summary, by_check=dict(sorted(by_check.items())),
+                  by_file=dict(sorted(by_file.items(), key=lambda kv: (-kv[1], kv[0]))),
+                  translation_units=tus, findings=flist, timing=None, notices=notices,
+                  sources_not_in_database=sorted(missing_src), precompiled_headers=pch,
+                  shard={"merged_from": len(reports), "problems": problems},
+                  cache=dict(first["cache"], hits=sum(r["cache"]["hits"] for r in reports),
+                             misses=sum(r["cache"]["misses"] for r in reports))
+                  if all(r.get("cache") for r in reports) else None)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "report.json"), "w") as fh:
+        json.dump(report, fh, indent=1)
+    with open(os.path.join(a.out, "report.md"), "w") as fh:
+        fh.write(markdown(report))
+    s = summary
+    print("scan-project: merged %d report(s): %d TUs: %d analysed, %d failed to parse, %d crashed, %d timed out; "
+          "%d findings; report in %s" % (len(reports), s["translation_units"], s["analysed"], s["parse_errors"],
+                                         s["crashes"], s["timeouts"], s["findings"], os.path.join(a.out, "report.md")),
+          file=sys.stderr)
+    for p in problems:
+        print("scan-project: warning: " + p, file=sys.stderr)
+    missing_shard = any("missing" in p for p in problems)
+    return 0 if s["analysed"] == s["translation_units"] and not missing_shard else 1
+
+
+def parse_shard_arg(text):
+    try:
+        return parse_shard(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def main():
@@ -971,6 +1255,13 @@ def main():
     s.add_argument("--no-project-facts", action="store_true")
     s.add_argument("--no-pch", action="store_true")
     s.add_argument("--pch-dir", default="")
+    s.add_argument("--shard", type=parse_shard_arg, default=None)
+    s.add_argument("--project-facts-file", default="")
+    s.add_argument("--project-facts-only", action="store_true")
+    s.add_argument("--separate-facts-pass", action="store_true")
+    r = sub.add_parser("merge-reports")
+    r.add_argument("--out", required=True)
+    r.add_argument("reports", nargs="+")
     a = ap.parse_args()
     if a.cmd == "gendb":
         cmd_gendb(a)
@@ -978,6 +1269,8 @@ def main():
         cmd_cudafix(a)
     elif a.cmd == "merge":
         cmd_merge(a)
+    elif a.cmd == "merge-reports":
+        sys.exit(cmd_merge_reports(a))
     else:
         sys.exit(cmd_scan(a))
 

@@ -216,6 +216,35 @@ def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
     return "clean", None
 
 
+def reaches_libtorch(path, include_dirs, root, seen=None):
+    """Whether the file, or a project header (below root) that it includes anywhere, includes a
+    LibTorch header."""
+    seen = set() if seen is None else seen
+    if path in seen:
+        return False
+    seen.add(path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = logical_lines(fh.read())
+    except OSError:
+        return False
+    for _, text in lines:
+        m = DIRECTIVE_RE.match(text)
+        inc = m and m.group(1) == "include" and INCLUDE_RE.match(m.group(2).strip())
+        if not inc:
+            continue
+        spelling = inc.group(2).strip()
+        if spelling.split("/", 1)[0] in LIBTORCH_FOLDERS and "/" in spelling:
+            return True
+        for d in ([os.path.dirname(path)] if inc.group(1) == '"' else []) + list(include_dirs):
+            c = os.path.normpath(os.path.join(d, spelling))
+            if os.path.isfile(c):
+                if root and below(c, root) and reaches_libtorch(c, include_dirs, root, seen):
+                    return True
+                break
+    return False
+
+
 # --------------------------------------------------------------------------- the flags
 
 def has_own_prefix(args):
@@ -515,7 +544,10 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             result[f] = {"reason": "its command has a prefix or precompiled header of its own"}
             continue
         main = os.path.normpath(os.path.join(e["directory"], f))
-        kind, what = libtorch_prefix(main, arg_include_dirs(args, e["directory"]), root)
+        dirs = arg_include_dirs(args, e["directory"])
+        kind, what = libtorch_prefix(main, dirs, root)
+        if kind == "blocked" and not reaches_libtorch(main, dirs, root):
+            kind = "clean"
         if kind != "found":
             result[f] = {"reason": what if kind == "blocked" else "it includes no LibTorch header"}
             continue
