@@ -2,8 +2,9 @@
 # Measures what a whole-project scan costs: scan-project.sh (both passes, the shared precompiled
 # LibTorch headers built anew in every run, no result cache) against a stock clang-tidy over the
 # same translation units with the same -j (run-clang-tidy-N with one cheap stock check,
-# readability-braces-around-statements), and scan-project.sh without the precompiled headers,
-# whose findings must be the same. Runs are interleaved; each command's CPU time (user + system
+# readability-braces-around-statements), and scan-project.sh as it was before both speed-ups
+# (--no-pch --separate-facts-pass: LibTorch parsed in every unit, every unit analysed after the
+# facts were collected), whose findings must be the same. Runs are interleaved; each command's CPU time (user + system
 # of the command and all it ran, from GNU time: wall time on a shared machine is noise) and
 # peak memory (the largest process's maximum resident set size) are reported as medians, with
 # the ratio stock/ours. With --hook FILE it also times the pre-commit hook on one changed file:
@@ -13,7 +14,7 @@
 #   -p COMPILE_DB      the project's compile_commands.json (or its folder)
 #   -j, --jobs N       translation units at a time (default 2)
 #   --runs N           interleaved runs of ours and stock (default 3)
-#   --runs-without N   runs of ours without precompiled headers (default 1)
+#   --runs-without N   runs of scan-project.sh --no-pch --separate-facts-pass (default 1)
 #   --llvm N           LLVM release (default 22); the checker of build/llvm-N
 #   --hook FILE        a source of the database (relative to CHECKOUT) to time the hook on
 #   --label NAME       the project's name in the results (default: CHECKOUT's name)
@@ -84,7 +85,7 @@ for ((r = 1; r <= runs; r++)); do
   rm -rf "$out/pch"
   timed ours "$r" "${scan[@]}" --pch-dir "$out/pch" "$checkout" "$out/ours"
   if [ "$r" -le "$runs_without" ]; then
-    timed without "$r" "${scan[@]}" --no-pch "$checkout" "$out/without"
+    timed without "$r" "${scan[@]}" --no-pch --separate-facts-pass "$checkout" "$out/without"
   fi
 done
 

@@ -43,10 +43,14 @@
 #   -D NAME[=VALUE]          macro definition (repeatable), e.g. -D WITH_CUDA
 #   --std STD                language standard (default c++17)
 #   --flags 'FLAGS'          further compiler flags
-#   --torch-extension NAME   a Python extension: -DTORCH_EXTENSION_NAME=NAME
+#   --torch-extension NAME[=GLOB]
+#                            a Python extension: -DTORCH_EXTENSION_NAME=NAME
 #                            -DTORCH_API_INCLUDE_EXTENSION_H, Python's include folder and
 #                            pybind11's (pip's pybind11, else Debian's pybind11-dev in
-#                            /usr/include); an error names the package when one is missing
+#                            /usr/include); an error names the package when one is missing.
+#                            Repeatable, for a project of several extensions: a source gets the
+#                            first NAME whose GLOB (relative to CHECKOUT, e.g. 'csrc/sparse/*')
+#                            matches it or that has no GLOB, else the first NAME
 #   --torch-include DIR      LibTorch's include root (default /usr/include, Debian's
 #                            libtorch-dev); DIR and DIR/torch/csrc/api/include are added
 #   --cuda-torch-include DIR LibTorch include root for CUDA translation units, e.g. an unpacked
@@ -148,7 +152,7 @@ need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help
 compile_db="" build_dir="" generate=0 tool="" checker_build="" tidy_binary="" build_checker=0
 cache_dir="" cache_max_mb=512 cache_mode=direct no_cache=0 llvm=22 checks='-*,torch-sync-*'
 jobs=$(nproc) nice=0 filter="" timeout=900 label="" revision="" compare=0 runs=3 std=c++17 flags=""
-torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=""
+torch_include=/usr/include cuda_torch_include="" cuda_path=/usr/local/cuda torch_extension=()
 project_facts=1 cuda_compat=1 pch=1 pch_dir="" shard="" facts_file="" facts_only=0 separate=0
 cmake_sources=() cmake_args=() sources=() includes=() defines=() check_options=() extra_args=()
 excludes=() positional=()
@@ -166,7 +170,7 @@ while [ $# -gt 0 ]; do
     -D?*) defines+=("${1#-D}"); shift ;;
     --std) need "$@"; std=$2; shift 2 ;;
     --flags) need "$@"; flags=$2; shift 2 ;;
-    --torch-extension) need "$@"; torch_extension=$2; shift 2 ;;
+    --torch-extension) need "$@"; torch_extension+=("$2"); shift 2 ;;
     --torch-include) need "$@"; torch_include=$2; shift 2 ;;
     --cuda-torch-include) need "$@"; cuda_torch_include=$2; shift 2 ;;
     --cuda-path) need "$@"; cuda_path=$2; shift 2 ;;
@@ -288,7 +292,10 @@ eval "$tool_cmd" -checks='-*,torch-sync-*' -list-checks 2>/dev/null | grep -q to
 
 notices=() notices_file=$outdir/db/notices.txt
 python_include=""
-if [ -n "$torch_extension" ]; then
+for e in "${torch_extension[@]}"; do
+  [[ ${e%%=*} =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "--torch-extension wants NAME or NAME=GLOB with NAME an identifier, got '$e'"
+done
+if [ ${#torch_extension[@]} -gt 0 ]; then
   # torch/extension.h includes <Python.h> and <pybind11/pybind11.h>: Python's include folder,
   # and pybind11's (Debian's pybind11-dev puts it in /usr/include, already searched; a pip
   # pybind11 says where its headers are).
@@ -307,7 +314,7 @@ if [ -n "$torch_extension" ]; then
       die "--torch-extension: pybind11's headers were not found (torch/extension.h includes <pybind11/pybind11.h>); install them (Debian: apt-get install pybind11-dev, or pip install pybind11)"
   fi
 fi
-gendb() {  # gendb OUT ROOT_SUBDIR [cudafix]: generate, or fix the CUDA units of a CMake database
+gendb() {  # gendb OUT ROOT_SUBDIR [cudafix | ARG...]: generate (with ARG... more flags), or fix the CUDA units of a CMake database
   local args=(gendb --root "$checkout" --out "$1" --under "$2")
   [ "${3:-}" = cudafix ] && args=(cudafix --root "$checkout" --db "$1")
   args+=(--std "$std" --flags="$flags"
@@ -321,8 +328,25 @@ gendb() {  # gendb OUT ROOT_SUBDIR [cudafix]: generate, or fix the CUDA units of
   for s in "${includes[@]}"; do args+=(--include "$s"); done
   for s in "${defines[@]}"; do args+=(--define "$s"); done
   [ -n "${pybind11_include:-}" ] && args+=(--include "$pybind11_include")
-  [ -n "$torch_extension" ] && args+=(--torch-extension "$torch_extension" --python-include "$python_include")
+  for s in "${torch_extension[@]}"; do args+=(--torch-extension "$s"); done
+  [ ${#torch_extension[@]} -eq 0 ] || args+=(--python-include "$python_include")
+  [ "${3:-}" = cudafix ] || args+=("${@:3}")
   python3 "$helper" "${args[@]}"
+}
+
+traced_flags() {  # traced_flags SRC BUILD: --include/--define for what a failed configure step set
+  local src=$1 bld=$2 kind value torch_dir
+  torch_dir=$(ls -d /usr/lib/*/cmake/Torch 2>/dev/null | head -n 1 || true)
+  mkdir -p "$bld"
+  local cfg=(cmake -S "$src" -B "$bld" -DCMAKE_CXX_COMPILER="clang++-$llvm" -DCMAKE_C_COMPILER="clang-$llvm"
+    -DFETCHCONTENT_FULLY_DISCONNECTED=ON -DFETCHCONTENT_BASE_DIR="$bld/_deps"
+    --trace-expand --trace-format=json-v1 --trace-redirect="$bld/trace.json")
+  [ -n "$torch_dir" ] && cfg+=(-DTorch_DIR="$torch_dir")
+  timeout 600 "${cfg[@]}" "${cmake_args[@]}" >"$bld/trace-configure.log" 2>&1 || true
+  while IFS=$'\t' read -r kind value; do
+    case "$kind" in -I) echo "--include"; echo "$value" ;; -D) echo "--define"; echo "$value" ;; esac
+  done < <(python3 "$helper" cmake-trace-flags --root "$checkout" "$bld/trace.json")
+  rm -f "$bld/trace.json"
 }
 
 configure() {  # configure SRC BUILD: 0 when BUILD/compile_commands.json was produced
@@ -384,9 +408,12 @@ else
       if configure "$checkout/$p" "$bld"; then
         parts+=("$bld/compile_commands.json"); n_cmake=$((n_cmake + 1))
       else
-        notices+=("CMake could not configure \`$p\` (log: \`${bld#"$outdir"/}/configure.log\`): its sources got a database generated from flags")
-        echo "scan-project: CMake could not configure $p (see $bld/configure.log); generating its database from flags" >&2
-        gendb "$bld/generated.json" "$p" && parts+=("$bld/generated.json") && n_gen=$((n_gen + 1)) ||
+        # What the configure step set before it failed (an optional subfolder that is an empty
+        # submodule, say): its include folders and macros, read from CMake's own trace.
+        mapfile -t known < <(traced_flags "$checkout/$p" "$bld/traced")
+        notices+=("CMake could not configure \`$p\` (log: \`${bld#"$outdir"/}/configure.log\`): its sources got a database generated from flags, with the $(( ${#known[@]} / 2 )) include folder(s) and macro(s) that CMake had set before it failed")
+        echo "scan-project: CMake could not configure $p (see $bld/configure.log); generating its database from flags, with the $(( ${#known[@]} / 2 )) include folder(s) and macro(s) it had set" >&2
+        gendb "$bld/generated.json" "$p" "${known[@]}" && parts+=("$bld/generated.json") && n_gen=$((n_gen + 1)) ||
           notices+=("no database for \`$p\`")
       fi
     done

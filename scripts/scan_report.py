@@ -14,6 +14,7 @@ scan-project.sh is the documented entry point; see its --help.
 import argparse
 import concurrent.futures
 import glob
+import fnmatch
 import hashlib
 import json
 import os
@@ -134,13 +135,26 @@ def torch_includes(root_dir):
     return ["-isystem", root_dir] + api
 
 
-def gen_options(a, root):
+def extension_name(specs, rel_path):
+    """The Python extension a source belongs to, from --torch-extension NAME[=GLOB] (in order:
+    the first whose GLOB, relative to the checkout, matches, or that has none); a source that
+    none matches gets the first NAME (any identifier lets PYBIND11_MODULE parse). "" without
+    specs."""
+    for spec in specs:
+        name, _, pattern = spec.partition("=")
+        if not pattern or fnmatch.fnmatchcase(rel_path, pattern):
+            return name
+    return specs[0].partition("=")[0] if specs else ""
+
+
+def gen_options(a, root, f=""):
     incs = []
     for i in a.include:
         incs += ["-I", i if os.path.isabs(i) else os.path.join(root, i)]
     ext = []
-    if a.torch_extension:
-        ext = ["-DTORCH_EXTENSION_NAME=" + a.torch_extension, "-DTORCH_API_INCLUDE_EXTENSION_H"]
+    name = extension_name(a.torch_extension, os.path.relpath(f, root) if f else "")
+    if name:
+        ext = ["-DTORCH_EXTENSION_NAME=" + name, "-DTORCH_API_INCLUDE_EXTENSION_H"]
         if a.python_include:
             ext += ["-isystem", a.python_include]
     return incs, ["-D" + d for d in a.define], ext, shlex.split(a.flags or "")
@@ -149,7 +163,7 @@ def gen_options(a, root):
 def gen_entry(a, root, f, more=()):
     """A generated compile command for source f; more: further -I/-D flags, before LibTorch's.
     Returns (entry, whether it was made a CUDA translation unit)."""
-    incs, defs, ext, extra = gen_options(a, root)
+    incs, defs, ext, extra = gen_options(a, root, f)
     args = [a.compiler]
     if f.endswith(".cu"):
         args += ["-x", "cuda", "--cuda-host-only", "--cuda-path=" + a.cuda_path, "-nocudalib",
@@ -212,6 +226,64 @@ def cmd_gendb(a):
         a.out, len(entries), ncuda), file=sys.stderr)
     if ncuda and not is_cuda_libtorch(a.cuda_torch_include):
         cpu_libtorch_notice(a, ncuda, "generated database")
+
+
+# The commands of a CMake trace (cmake --trace-format=json-v1) that name include folders and
+# macros, and the keywords among their arguments.
+TRACE_INCLUDES = {"include_directories", "target_include_directories"}
+TRACE_DEFINES = {"add_definitions", "add_compile_definitions", "target_compile_definitions",
+                 "add_compile_options", "target_compile_options"}
+TRACE_KEYWORDS = {"PUBLIC", "PRIVATE", "INTERFACE", "SYSTEM", "BEFORE", "AFTER"}
+
+
+def cmake_trace_flags(trace_path, root):
+    """The include folders (absolute, below root) and macro definitions that the configure step
+    traced in TRACE_PATH set before it failed: the flags CMake knew, for a database generated
+    when it could not write one. Generator expressions and folders outside root (third-party or
+    system ones, which the generated flags bring themselves) are left out. Returns
+    ([folder], [NAME[=VALUE]]) in order, without duplicates."""
+    includes, defines = [], []
+    root = os.path.realpath(root)
+    try:
+        fh = open(trace_path, encoding="utf-8", errors="replace")
+    except OSError:
+        return includes, defines
+    with fh:
+        for line in fh:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            cmd = str(ev.get("cmd", "")).lower()
+            args = [str(x) for x in ev.get("args", [])]
+            if cmd in ("target_include_directories", "target_compile_definitions", "target_compile_options"):
+                args = args[1:]  # the target
+            args = [x for x in args if x not in TRACE_KEYWORDS and "$<" not in x and x]
+            base = os.path.dirname(str(ev.get("file", ""))) or root
+            if cmd in TRACE_INCLUDES:
+                for x in args:
+                    d = os.path.realpath(os.path.join(base, x))
+                    if below_root(d, root) and os.path.isdir(d) and d not in includes:
+                        includes.append(d)
+            elif cmd in TRACE_DEFINES:
+                for x in args:
+                    if cmd.startswith(("add_definitions", "add_compile_options", "target_compile_options")):
+                        if not x.startswith(("-D", "/D")):
+                            continue
+                        x = x[2:]
+                    elif x.startswith("-D"):
+                        x = x[2:]
+                    if re.match(r"^[A-Za-z_][A-Za-z0-9_]*(=.*)?$", x) and x not in defines:
+                        defines.append(x)
+    return includes, defines
+
+
+def cmd_cmake_trace_flags(a):
+    includes, defines = cmake_trace_flags(a.trace, a.root)
+    for d in includes:
+        print("-I\t" + d)
+    for d in defines:
+        print("-D\t" + d)
 
 
 def project_flags(args, root):
@@ -1213,7 +1285,7 @@ def main():
     flags.add_argument("--torch-include", required=True)
     flags.add_argument("--cuda-torch-include", required=True)
     flags.add_argument("--cuda-path", required=True)
-    flags.add_argument("--torch-extension", default="")
+    flags.add_argument("--torch-extension", action="append", default=[])
     flags.add_argument("--python-include", default="")
     g = sub.add_parser("gendb", parents=[flags])
     g.add_argument("--out", required=True)
@@ -1259,6 +1331,9 @@ def main():
     s.add_argument("--project-facts-file", default="")
     s.add_argument("--project-facts-only", action="store_true")
     s.add_argument("--separate-facts-pass", action="store_true")
+    t = sub.add_parser("cmake-trace-flags")
+    t.add_argument("--root", required=True)
+    t.add_argument("trace")
     r = sub.add_parser("merge-reports")
     r.add_argument("--out", required=True)
     r.add_argument("reports", nargs="+")
@@ -1269,6 +1344,8 @@ def main():
         cmd_cudafix(a)
     elif a.cmd == "merge":
         cmd_merge(a)
+    elif a.cmd == "cmake-trace-flags":
+        cmd_cmake_trace_flags(a)
     elif a.cmd == "merge-reports":
         sys.exit(cmd_merge_reports(a))
     else:

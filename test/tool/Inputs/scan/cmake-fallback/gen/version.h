@@ -1,0 +1,2 @@
+#pragma once
+#define PROJ_VERSION 3
