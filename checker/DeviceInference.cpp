@@ -34,7 +34,7 @@ DeviceInference::DeviceInference(ASTContext &Context,
                                  bool AssumeModuleStateOnCpu)
     : Context(Context), Facts(Facts),
       AssumeModuleStateOnCpu(AssumeModuleStateOnCpu), Writes(Context),
-      Guards(Context, *this, Writes), Modules(Context, *this),
+      HostReads(Context), Guards(Context, *this, Writes), Modules(Context, *this),
       Data(Context, Writes, ProjectDatasetsOnCPU, Facts), Sites(Context, *this) {}
 
 DeviceInference::~DeviceInference() = default;
@@ -99,6 +99,12 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
         break;
     }
   }
+  // The function reads or writes the tensor's elements on the host, which
+  // only works on a CPU tensor, and never asks its device: it is on the CPU
+  // there (HostDereference.h). A known CUDA device stays: that code crashes.
+  if (Result == DeviceKind::Unknown && HostReads.dereferencesOnHost(Var, *Function) &&
+      Writes.isNeverWritten(Var))
+    Result = DeviceKind::CPU;
   VariableCache[&Var] = Result;
   return Result;
 }
@@ -401,6 +407,13 @@ DeviceKind DeviceInference::memberCallDevice(const CXXMemberCallExpr &Call,
       return Modules.moduleForwardDevice(
           Arrow->getArg(0), llvm::ArrayRef(Call.getArgs(), Call.getNumArgs()),
           Depth);
+    // 'stats.mean()' of one of the project's classes (not a module, whose
+    // tensors 'to()' moves): what its returns give, its private members being
+    // the join of what its members give them (privateMemberDevice); a virtual
+    // one, or one whose body is not seen, stays unknown (definedReturnDevice).
+    if (isTensorType(Call.getType()) && !isLibraryFunction(*Method) &&
+        !isProjectModule(*Method->getParent()))
+      return definedReturnDevice(*Method, Depth + 1);
     return DeviceKind::Unknown;
   }
   if (Name == "set_")

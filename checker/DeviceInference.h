@@ -32,6 +32,7 @@
 #include "DeviceLattice.h"
 #include "DeviceTypes.h"
 #include "DeviceWrites.h"
+#include "HostDereference.h"
 #include "ModuleDevices.h"
 #include "ReachingWrites.h"
 #include "clang/AST/Expr.h"
@@ -207,6 +208,7 @@ private:
   const ProjectFacts *const Facts;
   const bool AssumeModuleStateOnCpu;
   DeviceWrites Writes;
+  HostDereferences HostReads;
   DeviceGuards Guards;
   ModuleDevices Modules;
   DataPipelines Data;

@@ -150,13 +150,19 @@ def logical_lines(text):
     return out
 
 
-def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
+def libtorch_prefix(path, include_dirs, root, depth=0, seen=None, conditions=None):
     """What the file includes first, as far as a precompiled header is concerned:
     ("found", spelling) when its first LibTorch #include comes after nothing but #include of
     system headers, of project headers (under root) of the same shape, #pragma once, diagnostic
-    pragmas and header guards; ("clean", None) when the file holds only such lines;
-    ("blocked", reason) otherwise."""
+    pragmas, header guards and conditional groups (#if ... #endif) of such lines;
+    ("clean", None) when the file holds only such lines; ("blocked", reason) otherwise. A
+    LibTorch #include inside a conditional group is passed over (LibTorch's headers do not
+    depend on their order, so it may come after the precompiled one). The identifiers that those
+    groups' conditions read are added to CONDITIONS: with the precompiled header they are
+    evaluated after LibTorch's headers, so none may be a name those headers define
+    (incompatible checks)."""
     seen = set() if seen is None else seen
+    conditions = set() if conditions is None else conditions
     if path in seen or depth > 8:
         return "clean", None
     seen.add(path)
@@ -168,6 +174,7 @@ def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
     shown = os.path.relpath(path, root) if root and path.startswith(root + os.sep) else path
     guard = None
     first = True
+    open_groups = 0
     for k, (no, text) in enumerate(lines):
         if not text:
             continue
@@ -187,7 +194,14 @@ def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
         if guard and name == "define" and rest == guard:
             guard = None
             continue
+        if name in ("if", "ifdef", "ifndef", "elif", "elifdef", "elifndef"):
+            conditions.update(x for x in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", rest) if x != "defined")
+            open_groups += name in ("if", "ifdef", "ifndef")
+            continue
+        if name == "else":
+            continue
         if name == "endif":
+            open_groups = max(0, open_groups - 1)
             continue
         if name != "include":
             return "blocked", "%s:%d has #%s before LibTorch's headers" % (shown, no, name)
@@ -203,6 +217,10 @@ def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
                 break
         inside = bool(found and root and below(found, root))
         if spelling.split("/", 1)[0] in LIBTORCH_FOLDERS and "/" in spelling and not inside:
+            if open_groups:
+                # Not a header every build includes; LibTorch's headers may come in any order,
+                # so it may as well be read after the precompiled one.
+                continue
             return "found", spelling
         if found is None:
             if quoted:
@@ -210,7 +228,9 @@ def libtorch_prefix(path, include_dirs, root, depth=0, seen=None):
             continue  # the C++ library's and the compiler's own headers
         if not inside:
             continue  # a system or third-party header: read after the precompiled one, unchanged
-        kind, what = libtorch_prefix(found, include_dirs, root, depth + 1, seen)
+        kind, what = libtorch_prefix(found, include_dirs, root, depth + 1, seen, conditions)
+        if kind == "found" and open_groups:
+            return "blocked", "%s:%d includes a project header that includes LibTorch's inside an #if" % (shown, no)
         if kind != "clean":
             return kind, what
     return "clean", None
@@ -500,6 +520,16 @@ class Store:
         return removed
 
 
+def conditions_clash(unit, info):
+    """Why the conditional groups before a unit's LibTorch #include (its "conditions": the names
+    their conditions read) may read otherwise after a precompiled header recorded in INFO: one of
+    the names is in LibTorch's headers, which may define it; else None."""
+    read = [n for n in unit.get("conditions", ()) if n in info["identifiers"]]
+    if read:
+        return "an #if before its LibTorch #include reads %s, which LibTorch's headers name" % ", ".join(read[:3])
+    return None
+
+
 def incompatible(unit, pch_macros, info, shadow_memo):
     """Why a unit (its "macros" and "folders") cannot use a precompiled header built with
     PCH_MACROS whose record is INFO, or None: a command-line macro that differs and that a header
@@ -545,7 +575,8 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             continue
         main = os.path.normpath(os.path.join(e["directory"], f))
         dirs = arg_include_dirs(args, e["directory"])
-        kind, what = libtorch_prefix(main, dirs, root)
+        conditions = set()
+        kind, what = libtorch_prefix(main, dirs, root, conditions=conditions)
         if kind == "blocked" and not reaches_libtorch(main, dirs, root):
             kind = "clean"
         if kind != "found":
@@ -554,7 +585,7 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
         base, macros, folders = split_flags(args, root)
         g = groups.setdefault(tidy_cache.sha256_json([base, what]),
                               {"base": base, "header": what, "cwd": e["directory"], "units": []})
-        g["units"].append({"file": f, "macros": macros, "folders": folders})
+        g["units"].append({"file": f, "macros": macros, "folders": folders, "conditions": sorted(conditions)})
     stats = {"built": 0, "reused": 0, "build_cpu_seconds": 0.0, "with": 0, "without": {}}
     shadow = {}
     for _ in range(rounds):
@@ -600,6 +631,11 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
                 continue
             left = []
             for u in g["units"]:
+                why = conditions_clash(u, info)
+                if why:
+                    # Every header of the group reads those names: none will fit.
+                    result[u["file"]] = {"reason": why}
+                    continue
                 why = incompatible(u, macros, info, shadow.setdefault(key, {}))
                 if why:
                     u["why"] = why
