@@ -1,6 +1,8 @@
 //===--- UnitTestCode.cpp - the bodies of unit tests and their helpers ----===//
 
 #include "UnitTestCode.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 #include "EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -155,11 +157,52 @@ bool UnitTestCode::contains(const Expr &E, ASTContext &Context) {
     return false;
   if (isTestFunction(*Function, Context))
     return true;
-  // A file-local helper of a test file: only its tests can call it.
+  // A helper of a test file: one with internal linkage defined in it (only
+  // its tests can call it); in a file that is all tests (a test folder's, or
+  // named so), any function that no header declares, and those of the
+  // headers of a test folder.
   const SourceManager &SM = Context.getSourceManager();
-  return !Function->isExternallyVisible() &&
-         SM.isInMainFile(SM.getExpansionLoc(Function->getLocation())) &&
-         mainFileDefinesTests(Context);
+  SourceLocation First =
+      SM.getExpansionLoc(Function->getCanonicalDecl()->getLocation());
+  if (!mainFileDefinesTests(Context))
+    return false;
+  if (SM.isInMainFile(First))
+    return !Function->isExternallyVisible() ||
+           isTestFile(SM.getLocForStartOfFile(SM.getMainFileID()), SM);
+  return inTestFolder(First, SM);
+}
+
+bool UnitTestCode::inTestFolder(SourceLocation Loc, const SourceManager &SM) {
+  OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
+  if (!File)
+    return false;
+  // The three nearest folders only: a checkout or build folder somewhere
+  // under ~/tests/ does not make every file a test.
+  llvm::SmallString<256> Path(File->getName());
+  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+  StringRef Folder = llvm::sys::path::parent_path(Path);
+  for (unsigned Level = 0; Level < 3 && !Folder.empty(); ++Level) {
+    if (llvm::is_contained({"test", "tests", "testing", "unittest", "unittests"},
+                           llvm::sys::path::filename(Folder).lower()))
+      return true;
+    Folder = llvm::sys::path::parent_path(Folder);
+  }
+  return false;
+}
+
+bool UnitTestCode::isTestFile(SourceLocation Loc, const SourceManager &SM) {
+  if (inTestFolder(Loc, SM))
+    return true;
+  OptionalFileEntryRef File = SM.getFileEntryRefForID(SM.getFileID(Loc));
+  if (!File)
+    return false;
+  // test_x.cpp, x_test.cpp, x_tests.cc, xTest.cpp, xTests.cpp, test.cpp.
+  StringRef Stem = llvm::sys::path::stem(File->getName());
+  std::string Lower = Stem.lower();
+  StringRef L(Lower);
+  return L == "test" || L == "tests" || L.starts_with("test_") ||
+         L.ends_with("_test") || L.ends_with("_tests") ||
+         Stem.ends_with("Test") || Stem.ends_with("Tests");
 }
 
 } // namespace clang::tidy::torch_sync

@@ -13,9 +13,15 @@
 //     expand to (TEST_CASE, SCENARIO, TEST_CASE_METHOD, TEST_CASE_FIXTURE,
 //     BOOST_AUTO_TEST_CASE, ... : UnitTestMacros), SECTION and SUBCASE
 //     blocks included, as they lie inside them;
-//   - the file-local helpers of a file that defines a test body: functions
-//     with internal linkage (static, or in an anonymous namespace) defined in
-//     the main file, which only that file's tests can call.
+//   - the helpers of a file that defines a test body: functions with internal
+//     linkage (static, or in an anonymous namespace) defined in the main
+//     file, which only that file's tests can call; and when the main file is
+//     all tests (in a test folder: one of its three nearest folders is named
+//     test, tests, testing, unittest or unittests; or named test_x, x_test,
+//     x_tests, xTest, xTests),
+//     also the functions it declares first (no header declares them) and the
+//     functions of the headers of a test folder. A library file that also
+//     holds tests keeps the findings of its code.
 // Lambdas are judged by the function they are written in.
 //
 //===----------------------------------------------------------------------===//
@@ -32,6 +38,8 @@ namespace clang {
 class ASTContext;
 class Expr;
 class FunctionDecl;
+class SourceLocation;
+class SourceManager;
 } // namespace clang
 
 namespace clang::tidy::torch_sync {
@@ -61,6 +69,10 @@ public:
 private:
   /// Whether the main file of \p Context defines a test body (computed once).
   bool mainFileDefinesTests(ASTContext &Context);
+  /// Whether \p Loc is in a file of a test folder (see the file comment).
+  static bool inTestFolder(SourceLocation Loc, const SourceManager &SM);
+  /// Whether \p Loc is in a file of a test folder or with a test's name.
+  static bool isTestFile(SourceLocation Loc, const SourceManager &SM);
 
   llvm::StringSet<> Macros;
   std::optional<bool> MainFileHasTests;
