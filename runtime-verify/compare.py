@@ -71,15 +71,19 @@ def line_of_offset(path, offset, cache={}):
     return bisect.bisect_left(cache[path], offset) + 1
 
 
-def run_checker(tidy, source, flags, config, root):
-    """Runs the checker on one file; returns (findings, error text or None)."""
+def run_checker(tidy, source, flags, config, root, pch=None, rejected=None):
+    """Runs the checker on one file, with the precompiled header PCH if given (and again without
+    it when clang rejects it: REJECTED matches what clang then says); returns (findings, error
+    text or None)."""
     with tempfile.TemporaryDirectory() as scratch:
         fixes = os.path.join(scratch, "fixes.yaml")
         command = list(tidy) + ["--quiet", "--checks=-*,torch-sync-*", f"--export-fixes={fixes}"]
         if config:
             command.append(f"--config={config}")
         command += [source, "--"] + flags
-        result = subprocess.run(command, capture_output=True, text=True)
+        result = subprocess.run(command + (["-include-pch", pch] if pch else []), capture_output=True, text=True)
+        if result.returncode != 0 and pch and rejected.search(result.stderr + result.stdout):
+            result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             return [], f"exit {result.returncode}: " + (result.stderr + result.stdout).strip()[-2000:]
         if not os.path.exists(fixes):
@@ -159,6 +163,9 @@ def main():
     parser.add_argument("--min-recall", type=float, default=0.0)
     parser.add_argument("--out", help="folder for report.json and report.md (default: print the Markdown)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--pch-dir", help="share precompiled LibTorch headers between the samples "
+                        "(scripts/torch_pch.py), kept in this folder; the findings are the same")
+    parser.add_argument("--clangxx", help="the clang++ that builds them (default: the checker's LLVM release's)")
     args = parser.parse_args()
 
     root = os.path.realpath(args.root)
@@ -196,11 +203,32 @@ def main():
         if source not in {s["source"] for s in samples.values()}:
             fail(f"{source} has no observations: run runtime-verify/run.sh on a GPU and commit them")
 
-    # The checker's findings, per sample (in parallel: each file parses LibTorch's headers).
+    def flags_of(source):
+        return (args.cuda_flags if source.endswith(".cu") else args.cxx_flags).split()
+
+    # The samples that share their flags and first LibTorch header share one precompiled header.
+    pch_of, rejected = {}, None
+    if args.pch_dir:
+        sys.path.insert(0, os.path.join(root, "scripts"))
+        import torch_pch
+        rejected = torch_pch.REJECTED
+        clangxx = args.clangxx or torch_pch.clangxx_for(tidy)
+        if not clangxx:
+            fail("--pch-dir: no clang++ of the checker's LLVM release; pass --clangxx")
+        units = [{"directory": root, "file": os.path.join(root, s["source"]),
+                  "arguments": ["clang++"] + flags_of(s["source"]) + ["-c", os.path.join(root, s["source"])]}
+                 for s in samples.values()]
+        store = torch_pch.Store(args.pch_dir, clangxx, log=lambda m, error=False: print("compare: " + m, file=sys.stderr))
+        planned, stats = torch_pch.plan(units, store, root, jobs=max(1, args.jobs))
+        print("compare: " + torch_pch.summary_line(stats), file=sys.stderr)
+        pch_of = {f: p["pch"] for f, p in planned.items() if "pch" in p}
+
+    # The checker's findings, per sample (in parallel: each file parses LibTorch's headers, or
+    # loads the precompiled ones).
     def analyse(sample):
         source = samples[sample]["source"]
-        flags = (args.cuda_flags if source.endswith(".cu") else args.cxx_flags).split()
-        return sample, run_checker(tidy, os.path.join(root, source), flags, config, root)
+        path = os.path.join(root, source)
+        return sample, run_checker(tidy, path, flags_of(source), config, root, pch_of.get(path), rejected)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         results = dict((s, r) for s, r in pool.map(analyse, sorted(samples)))

@@ -124,10 +124,11 @@
 # Precompiled LibTorch headers (scripts/torch_pch.py): the LibTorch header that the units start
 # with is precompiled once per distinct compile command (by clang++-N, templates instantiated)
 # and each unit is analysed with it (-include-pch), in both passes: a <torch/torch.h> unit then
-# costs about a tenth of its parse. Units it cannot serve (CUDA units, a #define or code before
-# LibTorch's first #include, a prefix header of their own, the only unit of its command) are
-# analysed without one, and the report counts them and says why; a header that clang rejects
-# when a unit runs is dropped for that unit. The findings are those of a run without.
+# costs about a tenth of its parse (CUDA units get headers of their own, built as CUDA). Units it
+# cannot serve (a #define or code before LibTorch's first #include, an #if there that reads a
+# LibTorch macro, a prefix header of their own, the only unit of its command when the units are
+# parsed once) are analysed without one, and the report counts them and says why; a header that
+# clang rejects when a unit runs is dropped for that unit. The findings are those of a run without.
 #   --pch-dir DIR            default CACHE-DIR/pch with --cache-dir, else
 #                            ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch (the 4 most
 #                            recently used are kept, 100-150 MB each)

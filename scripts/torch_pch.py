@@ -8,8 +8,9 @@ with the clang++ of the tool's LLVM release, and give the unit `-include-pch` (c
 --extra-arg). The precompiled header instantiates its templates (-fpch-instantiate-templates),
 so a unit that includes <torch/torch.h> parses in about a tenth of the CPU time.
 
+CUDA units get one of their own, built by the host compile of the prefix (-x cuda
+-Xclang -emit-pch), with the CUDA host prelude ahead of LibTorch's headers as the unit reads it.
 A unit is analysed without one, and the caller counts it, when:
-  - it is a CUDA unit (its host pass has no precompiled header here);
   - its command brings a prefix or precompiled header of its own (-include, -include-pch,
     -imacros; the CUDA host prelude, empty outside CUDA, excepted);
   - something other than #include, #pragma once, a diagnostic #pragma or a header guard comes
@@ -412,10 +413,11 @@ class Store:
             self._identity = [os.path.realpath(exe), st.st_size, st.st_mtime_ns, ver]
         return self._identity
 
-    def key(self, base, header, macros):
+    def key(self, base, header, macros, cuda=False):
         env = {k: os.environ[k] for k in tidy_cache.ENV_KEYS if k in os.environ}
         return tidy_cache.sha256_json({"format": FORMAT, "clangxx": self.identity(), "flags": base,
-                                       "macros": list(macros), "header": header, "env": env})[:32]
+                                       "macros": list(macros), "header": header, "env": env,
+                                       "cuda": cuda})[:32]
 
     def path(self, key):
         return os.path.join(self.dir, key, "libtorch.pch")
@@ -442,8 +444,9 @@ class Store:
         self._info[key] = info
         return info
 
-    def build(self, key, flags, header, cwd, timeout=900):
-        """Precompile HEADER with FLAGS in CWD. Returns (seconds of CPU, None) or (None, reason)."""
+    def build(self, key, flags, header, cwd, cuda=False, timeout=900):
+        """Precompile HEADER with FLAGS in CWD, as CUDA (the host side, as the units are parsed)
+        when CUDA. Returns (seconds of CPU, None) or (None, reason)."""
         folder = os.path.join(self.dir, key)
         os.makedirs(folder, exist_ok=True)
         prefix = os.path.join(folder, "prefix.h")
@@ -452,8 +455,13 @@ class Store:
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pch", dir=folder)
         os.close(fd)
         depfile = tmp + ".d"
-        cmd = [self.clangxx] + libtorch_as_system(without_neutral(flags)) + [
-            "-x", "c++-header", prefix, "-o", tmp, "-fpch-instantiate-templates", "-MD", "-MF", depfile, "-v"]
+        if cuda:
+            # clang has no CUDA header kind: the host compile of the prefix emits the AST.
+            cmd = [self.clangxx] + libtorch_as_system(flags) + [
+                "-x", "cuda", prefix, "-Xclang", "-emit-pch", "-c", "-o", tmp]
+        else:
+            cmd = [self.clangxx] + libtorch_as_system(without_neutral(flags)) + ["-x", "c++-header", prefix, "-o", tmp]
+        cmd += ["-fpch-instantiate-templates", "-MD", "-MF", depfile, "-v"]
         t0 = os.times()
         try:
             p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -565,11 +573,12 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
     result, groups = {}, {}
     for e in units:
         f = e["file"]
-        # The CUDA host prelude declares nothing in C++ units: a header serves them with or without it.
-        args = without_neutral(unit_flags(e, before, after))
-        if is_cuda_unit(e):
-            result[f] = {"reason": "CUDA units are analysed without a precompiled header"}
-            continue
+        # The CUDA host prelude declares nothing in C++ units: a header serves them with or
+        # without it. A CUDA unit's header holds it, ahead of LibTorch's, as the unit reads it.
+        cuda = is_cuda_unit(e)
+        args = unit_flags(e, before, after)
+        if not cuda:
+            args = without_neutral(args)
         if has_own_prefix(args):
             result[f] = {"reason": "its command has a prefix or precompiled header of its own"}
             continue
@@ -583,8 +592,9 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             result[f] = {"reason": what if kind == "blocked" else "it includes no LibTorch header"}
             continue
         base, macros, folders = split_flags(args, root)
-        g = groups.setdefault(tidy_cache.sha256_json([base, what]),
-                              {"base": base, "header": what, "cwd": e["directory"], "units": []})
+        g = groups.setdefault(tidy_cache.sha256_json([base, what, cuda]),
+                              {"base": base, "header": what, "cwd": e["directory"],
+                               "cuda": cuda, "units": []})
         g["units"].append({"file": f, "macros": macros, "folders": folders, "conditions": sorted(conditions)})
     stats = {"built": 0, "reused": 0, "build_cpu_seconds": 0.0, "with": 0, "without": {}}
     shadow = {}
@@ -597,7 +607,7 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             for u in g["units"]:
                 counts[tuple(u["macros"])] = counts.get(tuple(u["macros"]), 0) + 1
             macros = max(counts, key=lambda m: counts[m])  # the first of the most common
-            key = store.key(g["base"], g["header"], macros)
+            key = store.key(g["base"], g["header"], macros, g["cuda"])
             g["next"] = (key, list(macros))
             if store.info(key) is not None:
                 stats["reused"] += 1
@@ -609,7 +619,8 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             store.log("precompiling LibTorch's headers for %d compile command(s): %s" % (
                 len(todo), ", ".join(sorted({"<%s>" % g["header"] for g in todo}))))
             with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
-                futures = [(g, ex.submit(store.build, g["next"][0], g["base"] + g["next"][1], g["header"], g["cwd"]))
+                futures = [(g, ex.submit(store.build, g["next"][0], g["base"] + g["next"][1],
+                                         g["header"], g["cwd"], g["cuda"]))
                            for g in todo]
             for g, fut in futures:
                 cpu, why = fut.result()
