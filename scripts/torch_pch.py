@@ -40,6 +40,7 @@ Command line (for the shell tools):
 
 import argparse
 import concurrent.futures
+import fcntl
 import json
 import os
 import re
@@ -393,9 +394,10 @@ def macro_values(macros):
 class Store:
     """Precompiled headers under one folder, keyed and validated as the module says."""
 
-    def __init__(self, directory, clangxx, log=None):
+    def __init__(self, directory, clangxx, log=None, keep=KEEP):
         self.dir = os.path.abspath(directory or default_dir())
         self.clangxx = clangxx
+        self.keep = keep
         self.log = log or (lambda m, error=False: print("torch-pch: " + m, file=sys.stderr))
         self._identity = None
         self._info = {}
@@ -446,9 +448,18 @@ class Store:
 
     def build(self, key, flags, header, cwd, cuda=False, timeout=900):
         """Precompile HEADER with FLAGS in CWD, as CUDA (the host side, as the units are parsed)
-        when CUDA. Returns (seconds of CPU, None) or (None, reason)."""
+        when CUDA. Returns (seconds of CPU, None) or (None, reason). Runs that build the same key
+        at once (parallel tests, two scans) take turns: the second finds it built."""
         folder = os.path.join(self.dir, key)
         os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, ".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._info.pop(key, None)
+            if self.info(key) is not None:
+                return 0.0, None
+            return self._build(key, folder, flags, header, cwd, cuda, timeout)
+
+    def _build(self, key, folder, flags, header, cwd, cuda, timeout):
         prefix = os.path.join(folder, "prefix.h")
         with open(prefix, "w") as fh:
             fh.write("#include <%s>\n" % header)
@@ -508,8 +519,10 @@ class Store:
                 except OSError:
                     pass
 
-    def trim(self, keep=KEEP):
-        """Remove all but the KEEP most recently used headers; returns how many were removed."""
+    def trim(self, keep=None):
+        """Remove all but the KEEP (default: the store's) most recently used headers; returns
+        how many were removed."""
+        keep = self.keep if keep is None else keep
         dated = []
         for k in os.listdir(self.dir):
             try:
@@ -667,7 +680,7 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
         else:
             stats["without"][r["reason"]] = stats["without"].get(r["reason"], 0) + 1
     stats["build_cpu_seconds"] = round(stats["build_cpu_seconds"], 2)
-    store.trim(max(KEEP, len({r["pch"] for r in result.values() if "pch" in r})))
+    store.trim(max(store.keep, len({r["pch"] for r in result.values() if "pch" in r})))
     return result, stats
 
 

@@ -59,6 +59,11 @@ runner = [
     "--filecheck", config.filecheck,
     "--compiler", config.clangxx,
 ]
+# The runs of the check tests share precompiled LibTorch headers (scripts/torch_pch.py), one per
+# distinct set of flags and first LibTorch header, kept in the suite's build folder: a run then
+# parses the test's own code only. lit --param pch=off parses the headers in every run.
+if lit_config.params.get("pch", "on") != "off":
+    runner += ["--pch-dir", os.path.join(config.test_exec_root, "pch")]
 config.substitutions.append(
     ("%check_torch_sync", " ".join(shlex.quote(a) for a in runner)))
 config.substitutions.append(("%libtorch_flags", " ".join(libtorch_flags)))
