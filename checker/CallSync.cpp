@@ -475,11 +475,14 @@ std::optional<CallSync> transferSync(const CallExpr &Call,
     return std::nullopt;
   if (Name == "torch::save" || Name == "torch::pickle_save") {
     // The value saved: a tensor or a module on the host is written without
-    // a copy; a list or an IValue may hold device tensors.
+    // a copy; a list of tensors, of their devices (a local vector filled
+    // with host copies, a braced list of host tensors); an IValue may hold
+    // device tensors.
     const Expr *Value = Call.getArg(0);
     bool IsTensor = isTensorType(Value->getType());
     DeviceKind Saved =
         IsTensor ? Devices.tensorDevice(Value)
+        : isTensorList(Value->getType()) ? Devices.tensorListDevice(Value)
         : heldModule(Value->getType())
             ? Devices.modules().moduleDevice(Value, /*Depth=*/0)
             : DeviceKind::Unknown;

@@ -82,6 +82,10 @@ public:
 
   /// The device of the tensor that the expression \p E evaluates to.
   DeviceKind tensorDevice(const Expr *E) { return tensorDevice(E, 0); }
+  /// The device of the tensors of the list \p E: the elements of a braced
+  /// list written there, the tensors pushed into a local vector
+  /// (localVectorDevice); Unknown otherwise.
+  DeviceKind tensorListDevice(const Expr *E) { return tensorListDevice(E, 0); }
 
   /// The device named by \p E, an expression of type c10::Device,
   /// c10::DeviceType, c10::TensorOptions, c10::optional<Device> or a dtype.

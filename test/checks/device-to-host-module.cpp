@@ -77,3 +77,18 @@ void negativeModuleSaves(std::ostream &out, std::istream &in) {
   torch::nn::Sequential none;
   torch::save(none, out);
 }
+
+// torch::save of a list of tensors: a local vector filled with host copies,
+// or a braced list of host tensors, is written without a copy; a vector of
+// tensors from elsewhere may hold device tensors.
+void listSaves(const std::vector<at::Tensor> &items, std::ostream &out) {
+  std::vector<at::Tensor> host;
+  for (const at::Tensor &t : items)
+    host.push_back(t.to(torch::kCPU));
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'to' copies the tensor to the host and waits for the current stream's queued work, on every loop iteration
+  torch::save(host, out);
+  at::Tensor counts = torch::tensor(std::vector<float>{1.0f, 2.0f});
+  torch::save({counts}, out);
+  torch::save(items, out);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
+}
