@@ -8,6 +8,9 @@
 #   TORCH_SYNC_LIBTORCH2_INCLUDE  the LibTorch 2.x headers the tests also run against
 #     (scripts/fetch-libtorch-headers.sh prints them; scripts/test.sh sets it); unset,
 #     a build directory keeps the one it was configured with
+#   TORCH_SYNC_RELEASE_INDEPENDENT_TESTS  ON or OFF: register the tests marked
+#     RELEASE-INDEPENDENT in this build (scripts/test.sh: the first release only); unset,
+#     the build directory keeps its setting (ON for a new one)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,6 +23,8 @@ build_root=${TORCH_SYNC_BUILD_ROOT:-$repo/build}
 extra=()
 [ -z "${TORCH_SYNC_LIBTORCH2_INCLUDE:-}" ] ||
   extra+=("-DTORCH_SYNC_LIBTORCH2_INCLUDE=$TORCH_SYNC_LIBTORCH2_INCLUDE")
+[ -z "${TORCH_SYNC_RELEASE_INDEPENDENT_TESTS:-}" ] ||
+  extra+=("-DTORCH_SYNC_RELEASE_INDEPENDENT_TESTS=$TORCH_SYNC_RELEASE_INDEPENDENT_TESTS")
 
 for v in "${versions[@]}"; do
   build="$build_root/llvm-$v"
