@@ -40,8 +40,11 @@ DeviceInference::DeviceInference(ASTContext &Context,
 DeviceInference::~DeviceInference() = default;
 
 DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
-  // Globals and statics can hold a tensor from anywhere.
-  if (!Var.hasLocalStorage())
+  // Globals and static members can hold a tensor from anywhere. A static
+  // local is written only in its function: its initializer and every
+  // assignment there, whichever call made it ('static auto opts =
+  // TensorOptions{}.dtype(kLong)').
+  if (!Var.hasLocalStorage() && !Var.isStaticLocal())
     return DeviceKind::Unknown;
   auto Cached = VariableCache.find(&Var);
   if (Cached != VariableCache.end())

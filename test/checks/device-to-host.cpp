@@ -107,6 +107,19 @@ void negativeNoTransfer(const at::Tensor &t) {
   auto i = t.to(t.device());
 }
 
+// Options kept in a static local: its initializer and the assignments in
+// the function decide (a dtype only: the CPU); one that a branch points at
+// CUDA is a copy.
+at::Tensor staticOptions(const std::vector<int64_t> &values, bool gpu) {
+  static auto longs = torch::TensorOptions{}.dtype(torch::kLong);
+  static auto moved = torch::TensorOptions{}.dtype(torch::kLong);
+  if (gpu)
+    moved = moved.device(torch::kCUDA);
+  return torch::tensor(values, longs) + torch::tensor(values, moved);
+  // CHECK-MESSAGES: :[[@LINE-1]]:41: warning: 'torch::tensor' copies a list of host values to the device
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:41: warning: 'torch::tensor' copies a list of host values to the device
+}
+
 // A copy between two tensors of unknown device is most often device to
 // device, so it is not reported.
 void negativeUnknownCopy(torch::Tensor &dst, const torch::Tensor &src) {
