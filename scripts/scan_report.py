@@ -579,10 +579,11 @@ def cmd_scan(a):
         collect = units
     else:
         collect = facts_units(a, root, db)
-    # A unit that both passes parse pays for a header of its own (one parse of LibTorch's headers
-    # against two); one parsed once needs a second unit to share it.
+    # A unit that both passes parse (--separate-facts-pass) pays for a header of its own (one
+    # parse of LibTorch's headers against two); one parsed once, as most are when the facts run
+    # analyses them too, needs a second unit to share it.
     a.pch = precompiled_headers(a, root, list({e["file"]: e for e in collect + units}.values()),
-                                min_units=1 if collect and not a.project_facts_only else 2)
+                                min_units=1 if collect and a.separate_facts_pass else 2)
     facts = None
     if a.project_facts_only:
         return collect_facts_only(a, tool, collect, dbdir, make_config, cache)
@@ -989,6 +990,8 @@ def project_facts(a, tool, db, dbdir, make_config, cache, analysed):
         a.notice.append("project facts: none, the merge refused (%s); the analysis ran without them" %
                         why.replace("merge-project-facts: ", ""))
         print("scan-project: warning: " + a.notice[-1], file=sys.stderr)
+        # The facts run analysed the units without facts already: nothing to analyse again.
+        info["again"] = set()
         return info
     with open(facts_file) as fh:
         doc = json.load(fh)
