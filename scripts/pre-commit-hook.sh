@@ -31,9 +31,11 @@
 #                      the project's code; the findings are the same
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
 #                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
-#                      the checks are '-*,torch-sync-*'. When headers are given, the header
-#                      filter is the changed headers, and REGEX too if --header-filter=REGEX
-#                      is given (it replaces a config file's HeaderFilterRegex for that run)
+#                      the checks are '-*,torch-sync-*'. The findings are those in the
+#                      changed files: the header filter is the changed headers (none when no
+#                      header changed, whatever clang-tidy's release defaults to), and REGEX
+#                      too if --header-filter=REGEX is given (it replaces a config file's
+#                      HeaderFilterRegex for that run)
 #
 # Exit status (pre-commit's convention): 0 when no finding, 1 when a check reported something,
 # clang-tidy failed on a file (e.g. a compiler error), or a given header could not be checked
@@ -207,7 +209,9 @@ PYTHON
     exit 1
   fi
 fi
-[ -z "$header_filter" ] || args+=("--header-filter=$header_filter")
+# No changed header and no filter given: findings in the changed sources only (clang-tidy 22's
+# default filter is '.*', which would report the unchanged headers they include; 19's is none).
+args+=("--header-filter=${header_filter:-^\$}")
 
 # A source that is given and also includes a given header is analysed once.
 if [ ${#headers[@]} -gt 0 ]; then

@@ -39,7 +39,10 @@
 #   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
 #                       --header-filter=REGEX; without a -checks/--checks argument the checks
 #                       are '-*,torch-sync-*'. --fix, --fix-errors, --fix-notes and
-#                       --export-fixes are refused.
+#                       --export-fixes are refused. Findings in headers are those that
+#                       clang-tidy's header filter admits: its default is '.*' from LLVM 22
+#                       on and none before (LLVM 19: give --header-filter or set
+#                       HeaderFilterRegex in .clang-tidy).
 #
 # clang-tidy's diagnostics are printed on stderr as usual. A file that did not parse (compiler
 # errors: the checks saw only part of it) or that clang-tidy failed on gets an error-level
