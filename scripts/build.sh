@@ -11,6 +11,9 @@
 #   TORCH_SYNC_RELEASE_INDEPENDENT_TESTS  ON or OFF: register the tests marked
 #     RELEASE-INDEPENDENT in this build (scripts/test.sh: the first release only); unset,
 #     the build directory keeps its setting (ON for a new one)
+#   TORCH_SYNC_OLDER_LIBTORCH_TESTS  ON or OFF: register the tests on the older header set
+#     (Debian's libtorch-dev) in this build (scripts/test.sh: the first release only; the
+#     others run the 2.x set); unset, the build directory keeps its setting (ON for a new one)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,6 +28,8 @@ extra=()
   extra+=("-DTORCH_SYNC_LIBTORCH2_INCLUDE=$TORCH_SYNC_LIBTORCH2_INCLUDE")
 [ -z "${TORCH_SYNC_RELEASE_INDEPENDENT_TESTS:-}" ] ||
   extra+=("-DTORCH_SYNC_RELEASE_INDEPENDENT_TESTS=$TORCH_SYNC_RELEASE_INDEPENDENT_TESTS")
+[ -z "${TORCH_SYNC_OLDER_LIBTORCH_TESTS:-}" ] ||
+  extra+=("-DTORCH_SYNC_OLDER_LIBTORCH_TESTS=$TORCH_SYNC_OLDER_LIBTORCH_TESTS")
 
 for v in "${versions[@]}"; do
   build="$build_root/llvm-$v"
