@@ -70,8 +70,9 @@ timed() {  # timed NAME RUN COMMAND...: one line "NAME RUN CPU_SECONDS PEAK_KB E
   shift 2
   /usr/bin/time -o "$out/time.txt" -f '%U %S %M' "$@" >"$out/$name.$run.out" 2>&1 || rc=$?
   local cpu peak
-  cpu=$(awk '{ printf "%.2f", $1 + $2 }' "$out/time.txt")
-  peak=$(awk '{ print $3 }' "$out/time.txt")
+  # GNU time writes "Command exited with non-zero status N" before the figures.
+  cpu=$(tail -n 1 "$out/time.txt" | awk '{ printf "%.2f", $1 + $2 }')
+  peak=$(tail -n 1 "$out/time.txt" | awk '{ print $3 }')
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$run" "$cpu" "$peak" "$rc" >>"$times"
   echo "benchmark-scan: $name run $run: $cpu s of CPU, peak $((peak / 1024)) MB, exit $rc" >&2
 }
