@@ -34,12 +34,12 @@ MAX_CASES = 4          # measured cases per overload
 MAX_ATTEMPTS = 16      # candidate cases tried per overload
 HANG_SECONDS = 30      # a worker that records nothing for this long is killed
 
-# CUDA calls that make the host wait (names match by prefix; *Async forms are excluded below).
-# The list follows frontend_census's measurements on the H200 (results/frontend.jsonl): cudaFree, cudaFreeHost and
-# cudaHostUnregister waited; cudaMalloc, cudaHostAlloc, cudaHostRegister and cudaMemset on device memory did not.
-SYNC_APIS = ("cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-             "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cudaMemcpy", "cuMemcpy",
-             "cudaFree", "cuMemFree", "cudaFreeHost", "cuMemFreeHost", "cudaHostUnregister", "cuMemHostUnregister")
+# CUDA calls that make the host wait: the facts' one list (checker/facts/sync-facts.yaml, cuda_waits, generated
+# into runtime-verify/cuda_waits.py), measured by frontend_census on the H200 (results/frontend.jsonl): cudaFree,
+# cudaFreeHost and cudaHostUnregister waited; cudaMalloc, cudaHostAlloc, cudaHostRegister and cudaMemset on device
+# memory did not. *Async forms are excluded below.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cuda_waits  # noqa: E402
 
 
 def sync_calls(calls, copies):
@@ -48,9 +48,10 @@ def sync_calls(calls, copies):
     out = {}
     dtod_only = {c["api"] for c in copies if c["kind"] == "DtoD"} - {c["api"] for c in copies if c["kind"] != "DtoD"}
     for name, n in calls.items():
-        if not name.startswith(SYNC_APIS) or "Async" in name:
+        kind = cuda_waits.wait_kind(name)
+        if kind in (None, "never") or cuda_waits.is_async(name):
             continue
-        if name.startswith(("cudaMemcpy", "cuMemcpy")) and (name in dtod_only or "DtoD" in name):
+        if kind == "copy" and (name in dtod_only or "DtoD" in name):
             continue
         out[name] = n
     return out

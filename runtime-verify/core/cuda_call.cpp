@@ -3,36 +3,70 @@
 
 #include "prefixes.h"
 
+#include <string>
+
 namespace torch_sync::runtime {
 namespace {
 
-constexpr std::string_view kWatchedApis[] = {
-    "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-    "cudaMemcpy",            "cudaFree",              "cuCtxSynchronize",     "cuStreamSynchronize",
-    "cuEventSynchronize",    "cuMemcpy",              "cuMemFree",            "cudaHostUnregister",
-    "cuMemHostUnregister",
+// The facts' one list of CUDA calls and how they wait (checker/facts/sync-facts.yaml, cuda_waits).
+enum class Waits { Device, Stream, Event, Copy, Free, Unregister, Never };
+
+struct CudaCallRule {
+  std::string_view name; // CUPTI's name without version and per-thread suffixes
+  Waits waits;
+  bool prefix; // the rule covers every name that starts with 'name'
 };
 
+constexpr CudaCallRule kRules[] = {
+#define TORCH_SYNC_CUDA_CALL(NAME, WAITS, PREFIX) {NAME, Waits::WAITS, PREFIX},
+#include "cuda_waits.inc"
+#undef TORCH_SYNC_CUDA_CALL
+};
+
+// The rule that covers api (the longest matching name), or nullptr. A rule's name matches itself, its
+// versioned and per-thread forms ("cuMemcpyDtoH_v2", "cudaStreamSynchronize_ptsz": the name then '_'), and
+// with 'prefix' every name that starts with it.
+const CudaCallRule *ruleFor(std::string_view api) {
+  const CudaCallRule *best = nullptr;
+  for (const CudaCallRule &rule : kRules) {
+    bool matches = rule.prefix ? startsWith(api, rule.name)
+                               : api == rule.name || startsWith(api, std::string(rule.name) + "_");
+    if (matches && (!best || rule.name.size() > best->name.size()))
+      best = &rule;
+  }
+  return best;
+}
+
+bool hasWaits(std::string_view api, Waits waits) {
+  const CudaCallRule *rule = ruleFor(api);
+  return rule && rule->waits == waits;
+}
+
 bool isAsync(std::string_view api) { return api.find("Async") != std::string_view::npos; }
-bool isFree(std::string_view api) { return startsWith(api, "cudaFree") || startsWith(api, "cuMemFree"); }
+bool isFree(std::string_view api) { return hasWaits(api, Waits::Free); }
 
 } // namespace
 
-bool isCopyApi(std::string_view api) { return startsWith(api, "cudaMemcpy") || startsWith(api, "cuMemcpy"); }
+bool isCopyApi(std::string_view api) { return hasWaits(api, Waits::Copy); }
 
 bool isWatchedApi(std::string_view api) {
-  // Stream-ordered frees (cudaFreeAsync, cuMemFreeAsync) return at once.
-  if (isFree(api) && isAsync(api))
+  const CudaCallRule *rule = ruleFor(api);
+  if (!rule || rule->waits == Waits::Never)
     return false;
-  return startsWithAny(api, kWatchedApis);
+  // Stream-ordered frees (cudaFreeAsync, cuMemFreeAsync) return at once.
+  return !(rule->waits == Waits::Free && isAsync(api));
 }
 
-bool isSynchronize(std::string_view api) { return api.find("Synchronize") != std::string_view::npos; }
+bool isMeasuredApi(std::string_view api) { return ruleFor(api) != nullptr; }
 
-bool isDeviceWideSynchronize(std::string_view api) {
-  return startsWith(api, "cudaDeviceSynchronize") || startsWith(api, "cudaThreadSynchronize") ||
-         startsWith(api, "cuCtxSynchronize");
+bool isSynchronize(std::string_view api) {
+  const CudaCallRule *rule = ruleFor(api);
+  return rule && (rule->waits == Waits::Device || rule->waits == Waits::Stream || rule->waits == Waits::Event);
 }
+
+bool isDeviceWideSynchronize(std::string_view api) { return hasWaits(api, Waits::Device); }
+
+bool isEventSynchronize(std::string_view api) { return hasWaits(api, Waits::Event); }
 
 Blocking blocking(const CudaCall &call) {
   std::string_view api = call.api;
@@ -40,7 +74,7 @@ Blocking blocking(const CudaCall &call) {
     return Blocking::Yes;
   if (isFree(api))
     return isAsync(api) || call.nullPointer ? Blocking::No : Blocking::Yes;
-  if (startsWith(api, "cudaHostUnregister") || startsWith(api, "cuMemHostUnregister"))
+  if (hasWaits(api, Waits::Unregister))
     return Blocking::Yes;
   if (!isCopyApi(api))
     return Blocking::No;

@@ -2,9 +2,10 @@
 // the rules that say whether it does. Pure code: no CUDA, no LibTorch, so it is tested without a GPU
 // (runtime-verify/guard/test/guard_logic_test.cpp).
 //
-// Which calls wait comes from CUDA's documentation of API synchronization behaviour
-// (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html), corrected where the GPU measured otherwise:
-// checker/facts/census-frontend.tsv, rows "cudaMemcpyAsync" (runtime-verify/census/frontend_census.cpp).
+// Which calls wait comes from the facts' table (checker/facts/sync-facts.yaml, cuda_waits): CUDA's
+// documentation of API synchronization behaviour (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html),
+// corrected where the GPU measured otherwise: checker/facts/census-frontend.tsv, rows "cudaMemcpyAsync"
+// (runtime-verify/census/frontend_census.cpp).
 #pragma once
 
 #include <cstdint>
@@ -34,9 +35,17 @@ struct CudaCall {
 };
 
 // Whether api is one of the calls the core watches: the synchronizes, copies, frees and unregistrations that
-// can wait for the device. A name matches when it starts with a watched one, so versioned and per-thread forms
-// (cuMemcpyDtoH_v2, cudaMemcpyAsync_ptsz) match too; stream-ordered frees (cudaFreeAsync) do not.
+// can wait for the device, as the facts list them (checker/facts/sync-facts.yaml, cuda_waits, generated into
+// cuda_waits.inc). Versioned and per-thread forms (cuMemcpyDtoH_v2, cudaMemcpyAsync_ptsz) match too;
+// stream-ordered frees (cudaFreeAsync) do not.
 bool isWatchedApi(std::string_view api);
+
+// Whether the facts' table has a rule for api, one that waits or one measured not to (cudaMalloc, cudaMemset,
+// cudaHostAlloc, cudaHostRegister): the calls whose waiting the recorder's host-wait test measures.
+bool isMeasuredApi(std::string_view api);
+
+// Whether api is an event synchronize (cudaEventSynchronize, cuEventSynchronize): it waits for its own event.
+bool isEventSynchronize(std::string_view api);
 
 // Whether api is a memory copy (cudaMemcpy*, cuMemcpy*), in any direction.
 bool isCopyApi(std::string_view api);

@@ -96,23 +96,21 @@ const char *blocksHostOf(const CudaCall &call) {
   return "null";
 }
 
-// The calls the host-wait test measures: copies, frees, allocations and the stream and device synchronizes
-// (these two as a check of the test itself: they must be measured as waiting); for the driver, the
-// synchronous copies and frees and the context and stream synchronizes. Not event synchronizes, which wait
-// for their own event, not for the sleep queued before the call; not stream-ordered allocations.
+// The calls the host-wait test measures: those of the facts' table (runtime::isMeasuredApi: synchronizes,
+// copies, frees, unregistrations, and the allocations and memsets measured not to wait; the synchronizes
+// as a check of the test itself: they must be measured as waiting). Not event synchronizes, which wait for
+// their own event, not for the sleep queued before the call; not stream-ordered frees and allocations, nor
+// the driver's asynchronous calls.
 bool isProbedApi(std::string_view name) {
-  static constexpr std::string_view kProbed[] = {
-      "cudaMemcpy",         "cudaMemset",         "cudaFree",        "cudaMalloc",
-      "cudaHostAlloc",      "cudaHostRegister",   "cudaHostUnregister", "cudaStreamSynchronize",
-      "cudaDeviceSynchronize", "cuMemcpy",        "cuMemFree",       "cuCtxSynchronize",
-      "cuStreamSynchronize"};
   using runtime::startsWith;
+  if (runtime::isEventSynchronize(name))
+    return false;
   bool async = name.find("Async") != std::string_view::npos;
   if (async && (startsWith(name, "cudaFree") || startsWith(name, "cudaMalloc")))
     return false;
   if (async && startsWith(name, "cu") && !startsWith(name, "cuda"))
     return false; // asynchronous driver calls
-  return runtime::startsWithAny(name, kProbed);
+  return runtime::isMeasuredApi(name);
 }
 
 bool wantsApi(std::string_view name) {

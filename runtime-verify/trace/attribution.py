@@ -22,38 +22,24 @@ Returns:
 
 import bisect
 import collections
+import os
 import re
+import sys
 
-# Calls that always wait for the device.
-SYNCHRONIZE = {
-    "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-    "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize",
-}
-# Synchronous copies and memsets: they wait unless their activity (same correlation) stays in device
-# memory (a device-to-device copy, a memset of device memory), which the host does not wait for.
-SYNC_COPIES = {
-    "cudaMemcpy": "synchronous copy", "cudaMemcpy2D": "synchronous copy", "cudaMemcpy3D": "synchronous copy",
-    "cudaMemcpyToSymbol": "synchronous copy", "cudaMemcpyFromSymbol": "synchronous copy",
-    "cudaMemcpyPeer": "synchronous copy", "cudaMemcpyToArray": "synchronous copy",
-    "cudaMemcpyFromArray": "synchronous copy", "cudaMemcpy2DToArray": "synchronous copy",
-    "cudaMemcpy2DFromArray": "synchronous copy",
-    "cudaMemset": "synchronous memset", "cudaMemset2D": "synchronous memset", "cudaMemset3D": "synchronous memset",
-    "cuMemcpy": "synchronous copy", "cuMemcpyDtoH": "synchronous copy", "cuMemcpyHtoD": "synchronous copy",
-    "cuMemcpy2D": "synchronous copy", "cuMemcpy2DUnaligned": "synchronous copy", "cuMemcpy3D": "synchronous copy",
-    "cuMemcpyPeer": "synchronous copy", "cuMemcpyAtoH": "synchronous copy", "cuMemcpyHtoA": "synchronous copy",
-    "cuMemsetD8": "synchronous memset", "cuMemsetD16": "synchronous memset", "cuMemsetD32": "synchronous memset",
-    "cuMemsetD2D8": "synchronous memset", "cuMemsetD2D16": "synchronous memset",
-    "cuMemsetD2D32": "synchronous memset",
-}
-# Asynchronous copies: they block when their copy is to or from pageable memory, or when the call
-# outlasted its copy (it returned only once the copy was done).
-ASYNC_COPIES = {
-    "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cudaMemcpyToSymbolAsync",
-    "cudaMemcpyFromSymbolAsync", "cudaMemcpyPeerAsync", "cuMemcpyAsync", "cuMemcpyDtoHAsync",
-    "cuMemcpyHtoDAsync", "cuMemcpy2DAsync", "cuMemcpy3DAsync", "cuMemcpyPeerAsync",
-}
+# The facts' one list of waiting CUDA calls (checker/facts/sync-facts.yaml, cuda_waits), generated into
+# runtime-verify/cuda_waits.py.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import cuda_waits  # noqa: E402
+
+# Kinds of wait after which the host waited whatever the call's activity: synchronizes, frees (their
+# stream-ordered *Async forms aside) and unregistrations.
+ALWAYS_WAITS = {"device": "synchronize", "stream": "synchronize", "event": "synchronize",
+                "free": "free (waits for the device)", "unregister": "unregistration (waits for the device)"}
+# Synchronous memsets: measured not to wait on device memory; one whose activity involves host memory
+# is counted as a wait, as a synchronous copy's is.
+SYNC_MEMSETS = {"cudaMemset", "cudaMemset2D", "cudaMemset3D", "cuMemsetD8", "cuMemsetD16", "cuMemsetD32",
+                "cuMemsetD2D8", "cuMemsetD2D16", "cuMemsetD2D32"}
 # cudaStreamQuery, cudaEventQuery, cuStreamQuery and cuEventQuery only ask: they never block.
-API_SUFFIX = re.compile(r"(_v\d+)?(_ptsz|_ptds)?(_v\d+)?$")
 
 Wait = collections.namedtuple("Wait", "call reason device")
 Attribution = collections.namedtuple("Attribution", "gap category wait chain top_op thread wait_thread")
@@ -68,15 +54,26 @@ HOST_BUSY = "host-busy"
 UNDECIDED = "undecided"
 
 
-def base_name(name):
-    """The API name without its version and per-thread-stream suffixes (cuMemcpyDtoH_v2)."""
-    return API_SUFFIX.sub("", name)
+base_name = cuda_waits.base_name
+
+
+def always_wait_reason(name):
+    """Why a call of this name waited whatever its activity (a synchronize, a free, an unregistration), or
+    None when it may not have."""
+    kind = cuda_waits.wait_kind(name)
+    if kind == "free" and cuda_waits.is_async(name):
+        return None  # stream-ordered: returns at once
+    return ALWAYS_WAITS.get(kind)
+
+
+def is_copy(name):
+    """Whether a call of this name is a copy (cudaMemcpy*, cuMemcpy*)."""
+    return cuda_waits.wait_kind(name) == "copy"
 
 
 def may_block(name):
     """Whether a call of this name can block the host (kept by the reader)."""
-    name = base_name(name)
-    return name in SYNCHRONIZE or name in SYNC_COPIES or name in ASYNC_COPIES
+    return always_wait_reason(name) is not None or is_copy(name) or base_name(name) in SYNC_MEMSETS
 
 
 def copy_activities(activities):
@@ -91,15 +88,20 @@ def find_waits(data, margin_us, tolerance_us):
     waits, unmatched = [], []
     for call in data.host_calls:
         name = base_name(call.name)
-        if name in SYNCHRONIZE:
-            waits.append(Wait(call, "synchronize", None))
+        reason = always_wait_reason(name)
+        if reason:
+            waits.append(Wait(call, reason, None))
+            continue
+        if not is_copy(name) and name not in SYNC_MEMSETS:
             continue
         activity = copies.get(call.correlation)
         if activity is None:
             unmatched.append(Wait(call, None, None))
             continue
-        if name in SYNC_COPIES:
-            reason = sync_wait_reason(SYNC_COPIES[name], activity)
+        if name in SYNC_MEMSETS:
+            reason = sync_wait_reason("synchronous memset", activity)
+        elif not cuda_waits.is_async(name):
+            reason = sync_wait_reason("synchronous copy", activity)
         else:
             reason = async_copy_wait_reason(call, activity, margin_us, tolerance_us)
         if reason:
@@ -118,17 +120,37 @@ def device_memory_only(activity):
     return "DtoD" in activity.name or "PtoP" in activity.name
 
 
+def memory_kinds(activity):
+    """The memory kinds of a copy's activity, source then destination ("Memcpy DtoH (Device -> Pageable)":
+    ["device", "pageable"]), or [] when its name does not say."""
+    found = MEMORY_KINDS.search(activity.name)
+    return [part.strip().lower() for part in found.group(1).split("->")] if found else []
+
+
+def host_memory_only(activity):
+    """Whether a copy stays in host memory (HtoH), which the host does not wait for the device to do."""
+    kinds = memory_kinds(activity)
+    if kinds:
+        return all(kind in ("pageable", "pinned") for kind in kinds)
+    return "HtoH" in activity.name
+
+
 def sync_wait_reason(what, activity):
-    """Why a synchronous copy or memset blocked (host memory involved), or None (device memory only)."""
-    if device_memory_only(activity):
+    """Why a synchronous copy or memset blocked (host memory involved), or None (device memory only, or a
+    copy within host memory)."""
+    if device_memory_only(activity) or (what == "synchronous copy" and host_memory_only(activity)):
         return None
     return "%s (%s)" % (what, activity.name)
 
 
 def async_copy_wait_reason(call, activity, margin_us, tolerance_us):
-    """Why an asynchronous copy blocked, or None when it did not."""
-    if "pageable" in activity.name.lower():
-        return "copy to or from pageable memory (%s)" % activity.name
+    """Why an asynchronous copy blocked, or None when it did not. One into pageable memory waits (the
+    facts' cuda_waits table: measured); one from it did not on the GPU measured, unless it outlasted its
+    copy (below)."""
+    kinds = memory_kinds(activity)
+    if (len(kinds) == 2 and kinds[1] == "pageable" and kinds[0] != "pageable") or (
+            not kinds and "pageable" in activity.name.lower() and "DtoH" in activity.name):
+        return "copy into pageable memory (%s)" % activity.name
     call_us, copy_us = call.end - call.start, activity.end - activity.start
     if call_us > copy_us + margin_us and call.end >= activity.end - tolerance_us:
         return "asynchronous copy that returned only after its copy (%.1f us call, %.1f us copy)" % (

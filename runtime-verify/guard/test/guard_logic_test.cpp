@@ -272,6 +272,25 @@ TEST(CoreBlocking, WatchedApis) {
   for (const char *api : {"cudaLaunchKernel", "cudaFreeAsync", "cuMemFreeAsync", "cudaMalloc", "cudaStreamQuery",
                           "cudaEventQuery", "cudaMemsetAsync"})
     EXPECT_FALSE(runtime::isWatchedApi(api)) << api;
+  // The facts' table: cuMemFreeHost and cuMemHostUnregister wait as their runtime twins do.
+  EXPECT_TRUE(runtime::isWatchedApi("cuMemFreeHost"));
+  EXPECT_TRUE(runtime::isWatchedApi("cuMemHostUnregister"));
+  EXPECT_FALSE(runtime::isWatchedApi("cudaStreamSynchronizeX")); // not a version or per-thread form
+}
+
+TEST(CoreBlocking, KindsOfWaitFromTheFacts) {
+  EXPECT_TRUE(runtime::isSynchronize("cudaEventSynchronize"));
+  EXPECT_TRUE(runtime::isEventSynchronize("cuEventSynchronize"));
+  EXPECT_FALSE(runtime::isEventSynchronize("cudaStreamSynchronize"));
+  EXPECT_TRUE(runtime::isDeviceWideSynchronize("cuCtxSynchronize"));
+  EXPECT_TRUE(runtime::isDeviceWideSynchronize("cudaThreadSynchronize"));
+  EXPECT_FALSE(runtime::isDeviceWideSynchronize("cudaStreamSynchronize_ptsz"));
+  EXPECT_TRUE(runtime::isCopyApi("cudaMemcpy2DAsync"));
+  EXPECT_FALSE(runtime::isCopyApi("cudaMemset"));
+  // Measured by the host-wait test: the waiting calls and those measured not to wait.
+  for (const char *api : {"cudaMalloc", "cudaMemset", "cudaHostAlloc", "cudaHostRegister", "cudaFree"})
+    EXPECT_TRUE(runtime::isMeasuredApi(api)) << api;
+  EXPECT_FALSE(runtime::isMeasuredApi("cudaLaunchKernel"));
 }
 
 runtime::Frame frame(const char *module, const char *function, const char *file = "") {
