@@ -1,4 +1,5 @@
-//===--- BooleanMaskCheck.cpp - torch-sync-boolean-mask --------------------===//
+//===--- BooleanMaskCheck.cpp - torch-sync-boolean-mask
+//--------------------===//
 
 #include "BooleanMaskCheck.h"
 #include "TorchMatchers.h"

@@ -1,4 +1,5 @@
-//===--- BooleanMaskCheck.h - torch-sync-boolean-mask ----------------------===//
+//===--- BooleanMaskCheck.h - torch-sync-boolean-mask
+//----------------------===//
 
 #ifndef TORCH_SYNC_BOOLEANMASKCHECK_H
 #define TORCH_SYNC_BOOLEANMASKCHECK_H

@@ -112,12 +112,13 @@ void CallSiteFacts::scanMainFile() {
           !isCpuRegistrationName(Function->getName()))
         continue;
       // 'm.impl("op", &kernel)' in TORCH_LIBRARY_IMPL(ns, CPU, m).
-      for (const BoundNodes &Nodes : match(
-               findAll(cxxMemberCallExpr(
-                           callee(cxxMethodDecl(hasName("impl"),
-                                                ofClass(hasName("::torch::Library")))))
-                           .bind("impl")),
-               *Function->getBody(), Context)) {
+      for (const BoundNodes &Nodes :
+           match(findAll(cxxMemberCallExpr(
+                             callee(cxxMethodDecl(
+                                 hasName("impl"),
+                                 ofClass(hasName("::torch::Library")))))
+                             .bind("impl")),
+                 *Function->getBody(), Context)) {
         const auto *Impl = Nodes.getNodeAs<CXXMemberCallExpr>("impl");
         for (unsigned I = 1; I < Impl->getNumArgs(); ++I)
           if (const FunctionDecl *Kernel = registeredKernel(Impl->getArg(I)))
@@ -164,13 +165,14 @@ CallSiteFacts::privateCallSites(const FunctionDecl &Function) {
   if (!CallIndex) {
     // Every call and other reference to a possibly private function, outside
     // system headers, indexed once per translation unit.
-    CallIndex = std::make_unique<llvm::DenseMap<const FunctionDecl *, CallSites>>();
+    CallIndex =
+        std::make_unique<llvm::DenseMap<const FunctionDecl *, CallSites>>();
     auto Private = functionDecl(mayBeFilePrivate()).bind("function");
-    auto Uses = decl(forEachDescendant(stmt(anyOf(
-        callExpr(callee(expr(ignoringParenImpCasts(
-                     declRefExpr(to(Private)).bind("callee")))))
-            .bind("call"),
-        declRefExpr(to(Private)).bind("ref")))));
+    auto Uses = decl(forEachDescendant(
+        stmt(anyOf(callExpr(callee(expr(ignoringParenImpCasts(
+                                declRefExpr(to(Private)).bind("callee")))))
+                       .bind("call"),
+                   declRefExpr(to(Private)).bind("ref")))));
     const SourceManager &SM = Context.getSourceManager();
     llvm::SmallPtrSet<const DeclRefExpr *, 16> Callees;
     SmallVector<std::pair<const FunctionDecl *, const DeclRefExpr *>, 16> Refs;

@@ -1,4 +1,5 @@
-//===--- CallSync.cpp - does this call synchronize? ------------------------===//
+//===--- CallSync.cpp - does this call synchronize?
+//------------------------===//
 
 #include "CallSync.h"
 #include "EnclosingContext.h"
@@ -139,7 +140,8 @@ bool isC10Class(QualType Type, StringRef Name) {
   return NS && NS->getIdentifier() && NS->getName() == "c10";
 }
 
-//===-- Masks (torch-sync-boolean-mask) ------------------------------------===//
+//===-- Masks (torch-sync-boolean-mask)
+//------------------------------------===//
 
 /// What is known about a tensor's dtype, as far as being a mask goes.
 enum class MaskKind { Mask, NotMask, Unknown };
@@ -256,7 +258,8 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
   return MaskKind::Unknown;
 }
 
-//===-- Copies (torch-sync-device-to-host) ---------------------------------===//
+//===-- Copies (torch-sync-device-to-host)
+//---------------------------------===//
 
 /// A copy from \p Source to \p Target blocks the host when it crosses between
 /// host and device. An unknown end counts as possibly CUDA; a copy between two
@@ -330,7 +333,8 @@ bool targetSharesReceiverDevice(const CXXMemberCallExpr &Call,
   return Origin && Origin == Devices.targetOrigin(Target);
 }
 
-//===-- The conditions of each category ------------------------------------===//
+//===-- The conditions of each category
+//------------------------------------===//
 
 /// Builds the result for \p Fact with data \p Data on \p Device; none when
 /// the device is the CPU.
@@ -350,7 +354,8 @@ std::optional<CallSync> synced(const SyncFact &Fact, DeviceKind Device,
 /// torch-sync-item: a value read on the host. The overloads with a tensor
 /// 'value' (masked_fill_, fill_) read it only when it is a tensor on a
 /// device.
-std::optional<CallSync> itemSync(const CallExpr &Call, const FunctionDecl &Callee,
+std::optional<CallSync> itemSync(const CallExpr &Call,
+                                 const FunctionDecl &Callee,
                                  const SyncFact &Fact, DeviceInference &Devices,
                                  const SyncRules &Rules) {
   std::string Name = diagnosticName(Callee);
@@ -431,8 +436,7 @@ std::optional<CallSync> memberTransferSync(const CXXMemberCallExpr &Call,
           ? DeviceKind::Unknown
           : DeviceKind::CUDA;
   // Only a copy to the host is sync-free when its source is on the CPU.
-  const Expr *Data =
-      Target == DeviceKind::CPU ? SourceTensor : nullptr;
+  const Expr *Data = Target == DeviceKind::CPU ? SourceTensor : nullptr;
   std::optional<CallSync> Sync = synced(Fact, Uncertain, Data, Name.str());
   if (Sync)
     Sync->Direction = Direction;
@@ -480,12 +484,12 @@ std::optional<CallSync> transferSync(const CallExpr &Call,
     // device tensors.
     const Expr *Value = Call.getArg(0);
     bool IsTensor = isTensorType(Value->getType());
-    DeviceKind Saved =
-        IsTensor ? Devices.tensorDevice(Value)
-        : isTensorList(Value->getType()) ? Devices.tensorListDevice(Value)
-        : heldModule(Value->getType())
-            ? Devices.modules().moduleDevice(Value, /*Depth=*/0)
-            : DeviceKind::Unknown;
+    DeviceKind Saved = IsTensor ? Devices.tensorDevice(Value)
+                       : isTensorList(Value->getType())
+                           ? Devices.tensorListDevice(Value)
+                       : heldModule(Value->getType())
+                           ? Devices.modules().moduleDevice(Value, /*Depth=*/0)
+                           : DeviceKind::Unknown;
     return synced(Fact, Saved, IsTensor ? Value : nullptr, Name.str());
   }
   // torch::tensor and at::tensor: the data, then the options.
@@ -504,7 +508,8 @@ std::optional<CallSync> transferSync(const CallExpr &Call,
 
 /// torch-sync-boolean-mask: indexing with a mask whose count of true
 /// elements sizes the result.
-std::optional<CallSync> maskSync(const CallExpr &Call, const FunctionDecl &Callee,
+std::optional<CallSync> maskSync(const CallExpr &Call,
+                                 const FunctionDecl &Callee,
                                  const SyncFact &Fact, DeviceInference &Devices,
                                  const SyncRules &Rules) {
   std::string Name = diagnosticName(Callee);
@@ -599,9 +604,11 @@ bool sizeDependsOnData(const CallExpr &Call, const FunctionDecl &Callee,
 /// whose values decide it: 'repeats' when it is a tensor
 /// (repeat_interleave), else the receiver of a method call, else the first
 /// tensor argument ('self', 'condition').
-std::optional<CallSync> shapeSync(const CallExpr &Call, const FunctionDecl &Callee,
-                                  const SyncFact &Fact, DeviceInference &Devices,
-                                  ASTContext &Context, const SyncRules &Rules) {
+std::optional<CallSync> shapeSync(const CallExpr &Call,
+                                  const FunctionDecl &Callee,
+                                  const SyncFact &Fact,
+                                  DeviceInference &Devices, ASTContext &Context,
+                                  const SyncRules &Rules) {
   if (!Callee.getIdentifier() ||
       !sizeDependsOnData(Call, Callee, Context, Rules))
     return std::nullopt;
@@ -613,8 +620,7 @@ std::optional<CallSync> shapeSync(const CallExpr &Call, const FunctionDecl &Call
     Data = firstInput(Call);
   if (!Data)
     return std::nullopt;
-  return synced(Fact, Devices.tensorDevice(Data), Data,
-                diagnosticName(Callee));
+  return synced(Fact, Devices.tensorDevice(Data), Data, diagnosticName(Callee));
 }
 
 /// torch-sync-device-index: an index, bound or size read with 'item()'
@@ -623,8 +629,10 @@ std::optional<CallSync> shapeSync(const CallExpr &Call, const FunctionDecl &Call
 /// tensor of 'operator[]' (TensorBody.h). 'item()' itself is
 /// torch-sync-item's sync; which of the two checks reports it depends on
 /// where its value goes.
-std::optional<CallSync> indexSync(const CallExpr &Call, const FunctionDecl &Callee,
-                                  const SyncFact &Fact, DeviceInference &Devices) {
+std::optional<CallSync> indexSync(const CallExpr &Call,
+                                  const FunctionDecl &Callee,
+                                  const SyncFact &Fact,
+                                  DeviceInference &Devices) {
   std::string Name = diagnosticName(Callee);
   const Expr *Index = nullptr;
   if (Fact.Method == "item") {
@@ -741,7 +749,7 @@ bool mayNameSyncDeclaration(const FunctionDecl &Callee) {
 
 std::string diagnosticName(const FunctionDecl &Callee) {
   return isa<CXXMethodDecl>(Callee) ? Callee.getNameAsString()
-                                     : Callee.getQualifiedNameAsString();
+                                    : Callee.getQualifiedNameAsString();
 }
 
 std::optional<CallSync> callSync(const CallExpr &Call, const SyncFact &Fact,

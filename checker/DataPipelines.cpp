@@ -69,9 +69,10 @@ const Expr *DataPipelines::exampleSource(const Expr *E, bool &IsLoader) {
     }
     // '*loader->begin()'.
     if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E)) {
-      const auto *Begin = Operator->getOperator() == OO_Star
-                              ? dyn_cast<CXXMemberCallExpr>(strip(Operator->getArg(0)))
-                              : nullptr;
+      const auto *Begin =
+          Operator->getOperator() == OO_Star
+              ? dyn_cast<CXXMemberCallExpr>(strip(Operator->getArg(0)))
+              : nullptr;
       const CXXMethodDecl *Method = Begin ? Begin->getMethodDecl() : nullptr;
       if (!Method || !Method->getIdentifier() || Method->getName() != "begin")
         return nullptr;
@@ -124,9 +125,10 @@ const Expr *DataPipelines::datasetConstruction(const Expr *E) {
       for (const BoundNodes &Nodes :
            match(writesToVariable(*Var), *Function->getBody(), Context)) {
         const auto *Escape = Nodes.getNodeAs<CallExpr>("escape");
-        const FunctionDecl *Callee = Escape ? Escape->getDirectCallee() : nullptr;
-        if (!Callee || !Callee->getIdentifier() || Callee->getName() != "move" ||
-            !isInNamespace(Callee, {"std"}))
+        const FunctionDecl *Callee =
+            Escape ? Escape->getDirectCallee() : nullptr;
+        if (!Callee || !Callee->getIdentifier() ||
+            Callee->getName() != "move" || !isInNamespace(Callee, {"std"}))
           return nullptr;
       }
       if (!match(findAll(cxxMemberCallExpr(

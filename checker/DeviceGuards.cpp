@@ -4,6 +4,7 @@
 #include "DeviceInference.h"
 #include "DeviceTypes.h"
 #include "DeviceWrites.h"
+#include "clang-tidy/utils/ExprSequence.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -11,7 +12,6 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Analysis/Analyses/Dominators.h"
 #include "clang/Analysis/CFG.h"
-#include "clang-tidy/utils/ExprSequence.h"
 #include "clang/Basic/Builtins.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -25,8 +25,9 @@ const VarDecl *testedTensor(const Expr *E) {
   E = strip(E);
   if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    return Var && Var->hasLocalStorage() && isTensorType(Var->getType()) ? Var
-                                                                         : nullptr;
+    return Var && Var->hasLocalStorage() && isTensorType(Var->getType())
+               ? Var
+               : nullptr;
   }
   const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E);
   const CXXMethodDecl *Method = Member ? Member->getMethodDecl() : nullptr;
@@ -35,7 +36,6 @@ const VarDecl *testedTensor(const Expr *E) {
     return nullptr;
   return testedTensor(Member->getImplicitObjectArgument());
 }
-
 
 bool neverFallsThrough(const Stmt *S, ASTContext &Context) {
   if (!S)
@@ -215,10 +215,12 @@ bool DeviceGuards::outcomeDominates(const FunctionDecl &Function,
     // way into Taken comes from a block that Taken dominates (a loop back).
     if (!F->Dominators->dominates(Taken, UseBlock))
       return false;
-    return llvm::all_of(Taken->preds(), [&](const CFGBlock::AdjacentBlock &Pred) {
-      const CFGBlock *From = Pred.getReachableBlock();
-      return !From || From == Block || F->Dominators->dominates(Taken, From);
-    });
+    return llvm::all_of(Taken->preds(),
+                        [&](const CFGBlock::AdjacentBlock &Pred) {
+                          const CFGBlock *From = Pred.getReachableBlock();
+                          return !From || From == Block ||
+                                 F->Dominators->dominates(Taken, From);
+                        });
   }
   return false;
 }
@@ -232,14 +234,14 @@ DeviceKind DeviceGuards::guardedDevice(const VarDecl &Var, const Expr &Use) {
   if (Facts.empty())
     return DeviceKind::Unknown;
   const SourceManager &SM = Context.getSourceManager();
-  auto [File, Offset] = SM.getDecomposedLoc(SM.getExpansionLoc(Use.getBeginLoc()));
+  auto [File, Offset] =
+      SM.getDecomposedLoc(SM.getExpansionLoc(Use.getBeginLoc()));
   DeviceKind Result = DeviceKind::Unspecified;
   const bool Labels = HasLabel.lookup(Function);
   for (const DeviceFact &Fact : Facts)
     if (Fact.Var == &Var && Fact.File == File && Fact.Begin < Offset &&
         Offset <= Fact.End &&
-        (!Labels ||
-         outcomeDominates(*Function, *Fact.Test, Fact.Outcome, Use)))
+        (!Labels || outcomeDominates(*Function, *Fact.Test, Fact.Outcome, Use)))
       Result = joinAlternatives(Result, Fact.Device);
   // The facts hold only for a variable that nothing reassigns between the
   // test and the use.
@@ -304,10 +306,11 @@ DeviceGuards::deviceFacts(const FunctionDecl &Function) {
             After(Child, Out);
       };
 
-  auto Nodes = match(
-      findAll(stmt(anyOf(compoundStmt().bind("block"), ifStmt().bind("if"),
-                         switchStmt().bind("switch"), labelStmt().bind("label")))),
-      *Function.getBody(), Context);
+  auto Nodes =
+      match(findAll(stmt(anyOf(compoundStmt().bind("block"),
+                               ifStmt().bind("if"), switchStmt().bind("switch"),
+                               labelStmt().bind("label")))),
+            *Function.getBody(), Context);
   llvm::SmallPtrSet<const Stmt *, 4> SwitchBodies;
   for (const BoundNodes &Node : Nodes) {
     // A label may be reached past a guard: its facts need the CFG.

@@ -1,4 +1,5 @@
-//===--- DeviceIndexCheck.cpp - torch-sync-device-index --------------------===//
+//===--- DeviceIndexCheck.cpp - torch-sync-device-index
+//--------------------===//
 
 #include "DeviceIndexCheck.h"
 #include "TorchMatchers.h"
@@ -17,19 +18,19 @@ constexpr llvm::StringLiteral IndexCallId = "index-call";
 void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The census-measured overloads classified under this check.
   registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceIndex);
-  Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId),
-                     this);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId), this);
   // 'narrow' with a tensor start (Tensor::narrow and at::narrow), the C++
   // indexing API (Tensor::index and Tensor::index_put_ with a TensorIndex
   // list) and Tensor::operator[](Tensor): which argument is read with item()
   // is CallSync.h's.
   Finder->addMatcher(
-      callExpr(callee(functionDecl(
-                   anyOf(tensorMethod({"narrow", "index", "index_put_"}),
-                         hasName("::at::narrow"),
-                         cxxMethodDecl(hasOverloadedOperatorName("[]"),
-                                       ofClass(cxxRecordDecl(hasAnyName(
-                                           "::at::Tensor", "::at::TensorBase"))))))))
+      callExpr(callee(functionDecl(anyOf(
+                   tensorMethod({"narrow", "index", "index_put_"}),
+                   hasName("::at::narrow"),
+                   cxxMethodDecl(hasOverloadedOperatorName("[]"),
+                                 ofClass(cxxRecordDecl(hasAnyName(
+                                     "::at::Tensor", "::at::TensorBase"))))))))
           .bind(IndexCallId),
       this);
 }
@@ -64,7 +65,8 @@ void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
   const Expr *Receiver = Read.getImplicitObjectArgument();
   if (!Receiver || !isReportableDevice(devices(Context).tensorDevice(Receiver)))
     return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Read.getMethodDecl());
+  const SyncFact *Fact =
+      findSyncFact(SyncCategory::DeviceIndex, *Read.getMethodDecl());
   if (!Fact)
     return;
   // A value that sizes an output is better passed in than read (the fix

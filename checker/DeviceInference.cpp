@@ -1,4 +1,5 @@
-//===--- DeviceInference.cpp - where does a tensor live? -------------------===//
+//===--- DeviceInference.cpp - where does a tensor live?
+//-------------------===//
 
 #include "DeviceInference.h"
 #include "LibTorchApi.h"
@@ -28,14 +29,15 @@ bool isElementwiseName(StringRef Name) {
 
 } // namespace
 
-DeviceInference::DeviceInference(ASTContext &Context,
-                                 bool ProjectDatasetsOnCPU,
+DeviceInference::DeviceInference(ASTContext &Context, bool ProjectDatasetsOnCPU,
                                  const ProjectFacts *Facts,
                                  bool AssumeModuleStateOnCpu)
     : Context(Context), Facts(Facts),
       AssumeModuleStateOnCpu(AssumeModuleStateOnCpu), Writes(Context),
-      HostReads(Context), Guards(Context, *this, Writes), Modules(Context, *this),
-      Data(Context, Writes, ProjectDatasetsOnCPU, Facts), Sites(Context, *this) {}
+      HostReads(Context), Guards(Context, *this, Writes),
+      Modules(Context, *this),
+      Data(Context, Writes, ProjectDatasetsOnCPU, Facts),
+      Sites(Context, *this) {}
 
 DeviceInference::~DeviceInference() = default;
 
@@ -62,7 +64,8 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
     if (!Param && (!Init || isa<DeclRefExpr>(strip(Init))))
       return DeviceKind::Unknown;
     // A reference parameter may alias another one that the function writes.
-    if (Param && llvm::any_of(Function->parameters(), [&](const ParmVarDecl *Other) {
+    if (Param &&
+        llvm::any_of(Function->parameters(), [&](const ParmVarDecl *Other) {
           QualType T = Other->getType();
           return Other != Param && T->isLValueReferenceType() &&
                  !T.getNonReferenceType().isConstQualified() &&
@@ -77,9 +80,9 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   };
 
   VariableCache[&Var] = DeviceKind::Unspecified; // in progress
-  DeviceKind Result = Param ? parameterDevice(*Param, Depth)
-                            : Init ? Evaluate(Init)
-                                   : DeviceKind::Unspecified;
+  DeviceKind Result = Param  ? parameterDevice(*Param, Depth)
+                      : Init ? Evaluate(Init)
+                             : DeviceKind::Unspecified;
   if (Result != DeviceKind::Unknown) {
     for (const BoundNodes &Nodes :
          match(writesToVariable(Var), *Function->getBody(), Context)) {
@@ -93,7 +96,7 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
         std::optional<unsigned> Element =
             Tie ? tiedElement(*Tie, Var) : std::nullopt;
         Result = joinAlternatives(
-            Result, !Tie       ? Evaluate(Assigned)
+            Result, !Tie ? Evaluate(Assigned)
                     : Element && IsTensor
                         ? tupleElementDevice(Assigned, *Element, Depth + 1)
                         : DeviceKind::Unknown);
@@ -105,7 +108,8 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   // The function reads or writes the tensor's elements on the host, which
   // only works on a CPU tensor, and never asks its device: it is on the CPU
   // there (HostDereference.h). A known CUDA device stays: that code crashes.
-  if (Result == DeviceKind::Unknown && HostReads.dereferencesOnHost(Var, *Function) &&
+  if (Result == DeviceKind::Unknown &&
+      HostReads.dereferencesOnHost(Var, *Function) &&
       Writes.isNeverWritten(Var))
     Result = DeviceKind::CPU;
   VariableCache[&Var] = Result;
@@ -177,7 +181,8 @@ DeviceKind DeviceInference::reachingDevice(const VarDecl &Var,
 
 DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
   E = strip(E);
-  if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() || E->containsErrors())
+  if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() ||
+      E->containsErrors())
     return DeviceKind::Unknown;
 
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
@@ -193,7 +198,8 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
       Device = reachingDevice(*Var, *Ref, Depth);
     // A guard or branch on the device ('TORCH_CHECK(t.is_cuda())') says
     // more about a tensor whose value is not known.
-    return Device == DeviceKind::Unknown ? Guards.guardedDevice(*Var, *Ref) : Device;
+    return Device == DeviceKind::Unknown ? Guards.guardedDevice(*Var, *Ref)
+                                         : Device;
   }
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
     return memberCallDevice(*Member, Depth);
@@ -231,20 +237,22 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
   if (const auto *Call = dyn_cast<CallExpr>(E))
     return functionCallDevice(*Call, Depth);
   if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
-    return joinAlternatives(tensorDevice(Conditional->getTrueExpr(), Depth + 1),
-                            tensorDevice(Conditional->getFalseExpr(), Depth + 1));
+    return joinAlternatives(
+        tensorDevice(Conditional->getTrueExpr(), Depth + 1),
+        tensorDevice(Conditional->getFalseExpr(), Depth + 1));
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
     // 'at::Tensor t;' is undefined until assigned.
     if (Construct->getNumArgs() == 0)
       return DeviceKind::Unspecified;
-    if (Construct->getNumArgs() == 1 && isTensorType(Construct->getArg(0)->getType()))
+    if (Construct->getNumArgs() == 1 &&
+        isTensorType(Construct->getArg(0)->getType()))
       return tensorDevice(Construct->getArg(0), Depth + 1);
   }
   return DeviceKind::Unknown;
 }
 
 DeviceKind DeviceInference::tupleElementDevice(const Expr *E, unsigned Index,
-                                                unsigned Depth) {
+                                               unsigned Depth) {
   E = strip(E);
   if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() ||
       E->containsErrors() || !isStdPairOrTuple(E->getType()))
@@ -290,9 +298,9 @@ DeviceKind DeviceInference::tupleElementDevice(const Expr *E, unsigned Index,
     return DeviceKind::Unknown;
   DeviceKind Result = DeviceKind::Unspecified;
   for (const Expr *Value : returnValues(*Definition, Context)) {
-    Result = joinAlternatives(Result,
-                              Value ? tupleElementDevice(Value, Index, Depth + 1)
-                                    : DeviceKind::Unknown);
+    Result = joinAlternatives(
+        Result, Value ? tupleElementDevice(Value, Index, Depth + 1)
+                      : DeviceKind::Unknown);
     if (Result == DeviceKind::Unknown)
       break;
   }
@@ -332,7 +340,8 @@ DeviceKind DeviceInference::privateMemberDevice(const FieldDecl &Field,
     return Cached->second;
   MemberCache[&Field] = DeviceKind::Unspecified; // in progress
   DeviceKind Result = DeviceKind::Unknown;
-  if (auto Values = Writes.privateMemberValues(Field); Values && !Values->empty()) {
+  if (auto Values = Writes.privateMemberValues(Field);
+      Values && !Values->empty()) {
     Result = DeviceKind::Unspecified;
     for (const Expr *Value : *Values) {
       Result = joinAlternatives(Result, tensorDevice(Value, Depth + 1));
@@ -599,9 +608,9 @@ DeviceKind DeviceInference::parameterDevice(const ParmVarDecl &Param,
   // The join of the arguments at every call in the project, where the
   // project facts know one.
   if (Facts)
-    if (std::optional<DeviceKind> Device = Facts->parameterDevice(
-            projectFunctionKey(*Function, Context),
-            Param.getFunctionScopeIndex());
+    if (std::optional<DeviceKind> Device =
+            Facts->parameterDevice(projectFunctionKey(*Function, Context),
+                                   Param.getFunctionScopeIndex());
         Device && *Device != DeviceKind::Unknown)
       return *Device;
   // The join of the arguments at every call of a function private to the
@@ -741,7 +750,7 @@ DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
 }
 
 DeviceKind DeviceInference::localVectorDevice(const VarDecl &Var,
-                                               unsigned Depth) {
+                                              unsigned Depth) {
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
   const auto *Init = dyn_cast_or_null<CXXConstructExpr>(
@@ -758,17 +767,17 @@ DeviceKind DeviceInference::localVectorDevice(const VarDecl &Var,
   VariableCache[&Var] = DeviceKind::Unspecified; // in progress
   const Stmt &Body = *Function->getBody();
   auto Ref = ignoringParenImpCasts(refersTo(Var).bind("ref"));
-  auto ReadOnly = parmVarDecl(hasType(qualType(
-      anyOf(referenceType(pointee(isConstQualified())),
-            unless(anyOf(referenceType(), pointerType()))))));
+  auto ReadOnly = parmVarDecl(
+      hasType(qualType(anyOf(referenceType(pointee(isConstQualified())),
+                             unless(anyOf(referenceType(), pointerType()))))));
   // The uses that neither replace nor hand out its elements: a push of a
   // tensor, its size, a copy or const reference for a callee (at::TensorList,
   // at::ITensorListRef).
   auto Uses = findAll(stmt(anyOf(
-      cxxMemberCallExpr(on(Ref),
-                        callee(cxxMethodDecl(
-                            hasAnyName("push_back", "emplace_back"))),
-                        argumentCountIs(1), hasArgument(0, expr().bind("element"))),
+      cxxMemberCallExpr(
+          on(Ref),
+          callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))),
+          argumentCountIs(1), hasArgument(0, expr().bind("element"))),
       cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(
                                      hasAnyName("size", "empty", "reserve")))),
       callExpr(forEachArgumentWithParam(Ref, ReadOnly)),
@@ -819,7 +828,8 @@ DeviceKind DeviceInference::transferTarget(const CXXMemberCallExpr &Call,
   const Expr *First = Call.getArg(0);
   if (isTensorType(Method->getParamDecl(0)->getType()))
     return tensorDevice(First, Depth + 1);
-  // to(optional<ScalarType> dtype, optional<Layout>, optional<Device> device, ...)
+  // to(optional<ScalarType> dtype, optional<Layout>, optional<Device> device,
+  // ...)
   for (const ParmVarDecl *Param : Method->parameters())
     if (Param->getName() == "device" &&
         libraryRecordName(Param->getType()) == "optional")
@@ -830,7 +840,8 @@ DeviceKind DeviceInference::transferTarget(const CXXMemberCallExpr &Call,
 
 DeviceKind DeviceInference::targetDevice(const Expr *E, unsigned Depth) {
   E = strip(E);
-  if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() || E->containsErrors())
+  if (!E || Depth > MaxDeviceDepth || E->isTypeDependent() ||
+      E->containsErrors())
     return DeviceKind::Unknown;
   if (namesNoDevice(E->getType()))
     return DeviceKind::Unspecified;
@@ -859,11 +870,13 @@ DeviceKind DeviceInference::targetDevice(const Expr *E, unsigned Depth) {
   if (const auto *Init = dyn_cast<InitListExpr>(E))
     return Init->getNumInits() == 0 ? DeviceKind::Unspecified
                                     : targetDevice(Init->getInit(0), Depth + 1);
-  if (isa<CXXScalarValueInitExpr, ImplicitValueInitExpr, CXXNullPtrLiteralExpr>(E))
+  if (isa<CXXScalarValueInitExpr, ImplicitValueInitExpr, CXXNullPtrLiteralExpr>(
+          E))
     return DeviceKind::Unspecified;
   if (const auto *Conditional = dyn_cast<ConditionalOperator>(E))
-    return joinAlternatives(targetDevice(Conditional->getTrueExpr(), Depth + 1),
-                            targetDevice(Conditional->getFalseExpr(), Depth + 1));
+    return joinAlternatives(
+        targetDevice(Conditional->getTrueExpr(), Depth + 1),
+        targetDevice(Conditional->getFalseExpr(), Depth + 1));
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E)) {
     const CXXMethodDecl *Method = Member->getMethodDecl();
     const Expr *Receiver = Member->getImplicitObjectArgument();

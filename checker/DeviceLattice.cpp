@@ -1,4 +1,5 @@
-//===--- DeviceLattice.cpp - the values of the device inference ------------===//
+//===--- DeviceLattice.cpp - the values of the device inference
+//------------===//
 
 #include "DeviceLattice.h"
 #include "clang/AST/Decl.h"

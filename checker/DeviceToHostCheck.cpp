@@ -1,4 +1,5 @@
-//===--- DeviceToHostCheck.cpp - torch-sync-device-to-host -----------------===//
+//===--- DeviceToHostCheck.cpp - torch-sync-device-to-host
+//-----------------===//
 
 #include "DeviceToHostCheck.h"
 #include "TorchMatchers.h"
@@ -35,24 +36,22 @@ StringRef transferEffect(const CallSync &Sync) {
 void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The census-measured overloads classified under this check.
   registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceToHost);
-  Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(tensorMethod(methodNames(SyncCategory::DeviceToHost))))
-          .bind(CallId),
-      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod(methodNames(
+                                           SyncCategory::DeviceToHost))))
+                         .bind(CallId),
+                     this);
   // The free functions: torch::tensor and at::tensor from host data, and
   // torch::save and torch::pickle_save of tensors.
-  Finder->addMatcher(
-      callExpr(callee(functionDecl(
-                   hasAnyName(functionNames(SyncCategory::DeviceToHost)))),
-               unless(cxxMemberCallExpr()))
-          .bind(CallId),
-      this);
+  Finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(
+                                  functionNames(SyncCategory::DeviceToHost)))),
+                              unless(cxxMemberCallExpr()))
+                         .bind(CallId),
+                     this);
   // 'model->to(device)': torch::nn::Module::to and torch::jit::Module::to
   // (the overloads taking a device: CallSync.h).
   Finder->addMatcher(
-      cxxMemberCallExpr(callee(cxxMethodDecl(
-                            hasAnyName(functionNames(SyncCategory::DeviceToHost)))))
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasAnyName(
+                            functionNames(SyncCategory::DeviceToHost)))))
           .bind(CallId),
       this);
   // 't.cpu().item()': the copy of the whole tensor only serves to read one
@@ -61,9 +60,9 @@ void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
   Finder->addMatcher(
       cxxMemberCallExpr(
           callee(tensorMethod({"item"})),
-          on(ignoringImplicit(
-              cxxMemberCallExpr(callee(tensorMethod({"cpu"})), argumentCountIs(0))
-                  .bind(CopyBeforeReadId)))),
+          on(ignoringImplicit(cxxMemberCallExpr(callee(tensorMethod({"cpu"})),
+                                                argumentCountIs(0))
+                                  .bind(CopyBeforeReadId)))),
       this);
 }
 

@@ -1,4 +1,5 @@
-//===--- DeviceToHostCheck.h - torch-sync-device-to-host -------------------===//
+//===--- DeviceToHostCheck.h - torch-sync-device-to-host
+//-------------------===//
 
 #ifndef TORCH_SYNC_DEVICETOHOSTCHECK_H
 #define TORCH_SYNC_DEVICETOHOSTCHECK_H
@@ -24,8 +25,9 @@ protected:
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Copies to the host whose only use is to read one element ('t.cpu().item()'):
-  /// seen when the enclosing read is matched, before the copy itself.
+  /// Copies to the host whose only use is to read one element
+  /// ('t.cpu().item()'): seen when the enclosing read is matched, before the
+  /// copy itself.
   llvm::DenseSet<const CXXMemberCallExpr *> CopiesBeforeRead;
 };
 

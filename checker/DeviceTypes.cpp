@@ -1,4 +1,5 @@
-//===--- DeviceTypes.cpp - the types and callees the device inference knows ===//
+//===--- DeviceTypes.cpp - the types and callees the device inference knows
+//===//
 
 #include "DeviceTypes.h"
 #include "clang/AST/DeclCXX.h"
@@ -123,17 +124,17 @@ bool isTensorType(QualType T) {
 }
 
 llvm::SmallVector<const Expr *, 4> returnValues(const FunctionDecl &Definition,
-                                               ASTContext &Context) {
+                                                ASTContext &Context) {
   using namespace ast_matchers;
   llvm::SmallVector<const Expr *, 4> Values;
   if (!Definition.getBody())
     return Values;
   // 'forFunction' names the innermost function or lambda around the return,
   // so a lambda's returns are not the definition's.
-  for (const BoundNodes &Nodes :
-       match(findAll(returnStmt(forFunction(equalsNode(&Definition)))
-                         .bind("return")),
-             *Definition.getBody(), Context))
+  for (const BoundNodes &Nodes : match(
+           findAll(
+               returnStmt(forFunction(equalsNode(&Definition))).bind("return")),
+           *Definition.getBody(), Context))
     Values.push_back(Nodes.getNodeAs<ReturnStmt>("return")->getRetValue());
   return Values;
 }

@@ -1,4 +1,5 @@
-//===--- DeviceTypes.h - the types and callees the device inference knows --===//
+//===--- DeviceTypes.h - the types and callees the device inference knows
+//--===//
 //
 // The recognisers that every part of the device inference shares: whether a
 // type is at::Tensor, a list of tensors, a value that names a device or one
@@ -31,8 +32,8 @@ namespace tidy::torch_sync {
 /// pathological code cheap.
 constexpr unsigned MaxDeviceDepth = 12;
 
-/// Whether \p T (after references, cv-qualifiers and sugar such as torch::Tensor)
-/// is at::Tensor or at::TensorBase.
+/// Whether \p T (after references, cv-qualifiers and sugar such as
+/// torch::Tensor) is at::Tensor or at::TensorBase.
 bool isTensorType(QualType T);
 
 /// Whether \p T is a list of tensors: at::TensorList (ArrayRef<Tensor>),
@@ -68,8 +69,8 @@ bool namesDeviceValue(QualType T);
 bool isLibraryFunction(const FunctionDecl &Callee);
 
 /// \p E without what is not spelled in the source, parentheses, default
-/// arguments ('CXXDefaultArgExpr') and functional casts ('torch::Device("cpu")',
-/// 'at::Tensor(t)'); null for null.
+/// arguments ('CXXDefaultArgExpr') and functional casts
+/// ('torch::Device("cpu")', 'at::Tensor(t)'); null for null.
 const Expr *strip(const Expr *E);
 
 /// The braced list written at a call for a list parameter ('{a, b}' for an
@@ -81,7 +82,7 @@ const InitListExpr *bracedList(const Expr *E);
 /// order: null for a 'return;'; the returns of lambdas and local classes
 /// inside it excluded. Empty when \p Definition has no body.
 llvm::SmallVector<const Expr *, 4> returnValues(const FunctionDecl &Definition,
-                                               ASTContext &Context);
+                                                ASTContext &Context);
 
 } // namespace tidy::torch_sync
 } // namespace clang

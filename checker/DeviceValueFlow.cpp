@@ -1,4 +1,5 @@
-//===--- DeviceValueFlow.cpp - host values read from the device ------------===//
+//===--- DeviceValueFlow.cpp - host values read from the device
+//------------===//
 
 #include "DeviceValueFlow.h"
 #include "SyncFacts.h"
@@ -19,29 +20,32 @@ llvm::DenseMap<const Expr *, ShapeUse> findShapeReads(const Stmt &Body,
                                                       ASTContext &Context) {
   // t.item<int64_t>(), t.item().toLong(): the read itself is the item() call.
   auto Read = cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId);
-  auto ReadValue = expr(anyOf(
-      Read, hasDescendant(Read),
-      // A local variable initialized with a read.
-      declRefExpr(to(varDecl(hasLocalStorage(),
-                             hasInitializer(anyOf(Read, hasDescendant(Read)))))),
-      hasDescendant(declRefExpr(to(varDecl(
-          hasLocalStorage(), hasInitializer(anyOf(Read, hasDescendant(Read)))))))));
-  auto IndexingType = namedDecl(hasAnyName("::at::indexing::Slice",
-                                           "::at::indexing::TensorIndex"));
+  auto ReadValue = expr(
+      anyOf(Read, hasDescendant(Read),
+            // A local variable initialized with a read.
+            declRefExpr(
+                to(varDecl(hasLocalStorage(),
+                           hasInitializer(anyOf(Read, hasDescendant(Read)))))),
+            hasDescendant(declRefExpr(to(
+                varDecl(hasLocalStorage(),
+                        hasInitializer(anyOf(Read, hasDescendant(Read)))))))));
+  auto IndexingType = namedDecl(
+      hasAnyName("::at::indexing::Slice", "::at::indexing::TensorIndex"));
   // Only parameters that take a size, a bound or an index: integers and
   // integer lists ('IntArrayRef', 'SymInt', 'optional<int64_t>'), not a fill
   // value ('full(size, value)') or a tensor ('index_select(dim, index)').
-  auto ShapeParameter = parmVarDecl(hasType(qualType(anyOf(
-      isInteger(),
-      hasUnqualifiedDesugaredType(recordType(hasDeclaration(namedDecl(
-          hasAnyName("ArrayRef", "SymInt", "SymIntArrayRef", "optional",
-                     "OptionalArrayRef", "initializer_list")))))))));
+  auto ShapeParameter = parmVarDecl(hasType(qualType(
+      anyOf(isInteger(),
+            hasUnqualifiedDesugaredType(recordType(hasDeclaration(namedDecl(
+                hasAnyName("ArrayRef", "SymInt", "SymIntArrayRef", "optional",
+                           "OptionalArrayRef", "initializer_list")))))))));
   // The methods whose integer arguments index or bound the tensor rather
   // than size an output.
   auto IndexingMethod = tensorMethod({"narrow", "slice", "select"});
   auto Consumer = stmt(anyOf(
-      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(IndexingType))),
-                       hasAnyArgument(ReadValue))
+      cxxConstructExpr(
+          hasDeclaration(cxxConstructorDecl(ofClass(IndexingType))),
+          hasAnyArgument(ReadValue))
           .bind(IndexUseId),
       cxxMemberCallExpr(callee(IndexingMethod),
                         forEachArgumentWithParam(ReadValue, ShapeParameter))

@@ -1,4 +1,5 @@
-//===--- DeviceValueFlow.h - host values read from the device --------------===//
+//===--- DeviceValueFlow.h - host values read from the device
+//--------------===//
 //
 // Where a value read from the device with 'item()' goes. A read whose value
 // sizes, slices or indexes a tensor (a dynamic shape) is reported once, by
@@ -32,7 +33,7 @@ enum class ShapeUse {
 /// 'toLong()'-style conversions, or through a local variable initialized with
 /// it; each with its use (Size when any use sizes an output).
 llvm::DenseMap<const Expr *, ShapeUse> findShapeReads(const Stmt &Body,
-                                            ASTContext &Context);
+                                                      ASTContext &Context);
 
 } // namespace tidy::torch_sync
 } // namespace clang

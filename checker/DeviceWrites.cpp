@@ -1,4 +1,5 @@
-//===--- DeviceWrites.cpp - what may give a tensor variable another value --===//
+//===--- DeviceWrites.cpp - what may give a tensor variable another value
+//--===//
 
 #include "DeviceWrites.h"
 #include "LibTorchApi.h"
@@ -95,20 +96,20 @@ writesTo(const ast_matchers::internal::Matcher<Expr> &Target) {
       // 'std::tie(a, b) = f()' gives 'a' the first element of 'f()'.
       cxxOperatorCallExpr(
           hasOverloadedOperatorName("="),
-          hasArgument(0, ignoringImplicit(
-                             callExpr(isTieAssigned(), hasAnyArgument(Ref))
-                                 .bind("tie"))),
+          hasArgument(
+              0, ignoringImplicit(callExpr(isTieAssigned(), hasAnyArgument(Ref))
+                                      .bind("tie"))),
           hasArgument(1, expr().bind("assigned")))
           .bind("assignment"),
       // '&t' lets the tensor change behind our back.
       unaryOperator(hasOperatorName("&"), hasUnaryOperand(Ref)).bind("escape"),
       callExpr(unless(isTieAssigned()),
-               forEachArgumentWithParam(
-                   Ref, parmVarDecl(hasType(NonConstRef), mayReplaceArgument())))
+               forEachArgumentWithParam(Ref, parmVarDecl(hasType(NonConstRef),
+                                                         mayReplaceArgument())))
           .bind("escape"),
-      cxxConstructExpr(forEachArgumentWithParam(
-                           Ref, parmVarDecl(hasType(NonConstRef),
-                                            mayReplaceArgument())))
+      cxxConstructExpr(
+          forEachArgumentWithParam(
+              Ref, parmVarDecl(hasType(NonConstRef), mayReplaceArgument())))
           .bind("escape"),
       // 'set_', 'set_data' and 'swap' replace the storage, and with it the
       // device.
@@ -157,9 +158,9 @@ bool DeviceWrites::isNeverWritten(const VarDecl &Var) {
     return Cached->second;
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
-  bool Result = Function && Function->getBody() &&
-                match(writesToVariable(Var), *Function->getBody(), Context)
-                    .empty();
+  bool Result =
+      Function && Function->getBody() &&
+      match(writesToVariable(Var), *Function->getBody(), Context).empty();
   NeverWrittenCache[&Var] = Result;
   return Result;
 }
@@ -204,8 +205,8 @@ DeviceWrites::privateMemberValues(const FieldDecl &Field) {
   return Values;
 }
 
-std::optional<DeviceWrites::Writes>
-DeviceWrites::writesOf(const VarDecl &Var, const Stmt &Body) {
+std::optional<DeviceWrites::Writes> DeviceWrites::writesOf(const VarDecl &Var,
+                                                           const Stmt &Body) {
   Writes Result;
   if (!isa<ParmVarDecl>(Var)) {
     const DeclStmt *Declaration = nullptr;

@@ -16,16 +16,14 @@ constexpr llvm::StringLiteral CallId = "call";
 void DynamicShapeCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The census-measured overloads classified under this check.
   registerMeasuredSyncMatchers(Finder, SyncCategory::DynamicShape);
-  Finder->addMatcher(
-      cxxMemberCallExpr(
-          callee(tensorMethod(methodNames(SyncCategory::DynamicShape))))
-          .bind(CallId),
-      this);
-  Finder->addMatcher(
-      callExpr(callee(functionDecl(
-                   hasAnyName(functionNames(SyncCategory::DynamicShape)))))
-          .bind(CallId),
-      this);
+  Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod(methodNames(
+                                           SyncCategory::DynamicShape))))
+                         .bind(CallId),
+                     this);
+  Finder->addMatcher(callExpr(callee(functionDecl(hasAnyName(
+                                  functionNames(SyncCategory::DynamicShape)))))
+                         .bind(CallId),
+                     this);
 }
 
 void DynamicShapeCheck::checkSync(const MatchFinder::MatchResult &Result) {

@@ -1,4 +1,5 @@
-//===--- EnclosingContext.cpp - where a statement runs in its function -----===//
+//===--- EnclosingContext.cpp - where a statement runs in its function
+//-----===//
 
 #include "EnclosingContext.h"
 #include "clang/AST/Decl.h"
@@ -24,7 +25,8 @@ bool isFalseLiteral(const Expr *Condition) {
 
 /// Whether \p Child, a child of \p Loop, runs on each of its iterations.
 /// std::nullopt when \p Loop is no loop.
-std::optional<bool> runsPerIteration(const Stmt &Loop, const DynTypedNode &Child) {
+std::optional<bool> runsPerIteration(const Stmt &Loop,
+                                     const DynTypedNode &Child) {
   const auto *ChildStmt = Child.get<Stmt>();
   if (const auto *For = dyn_cast<ForStmt>(&Loop))
     return ChildStmt && ChildStmt != For->getInit();
@@ -99,8 +101,8 @@ bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context) {
   forEachAncestor(DynTypedNode::create(S), Context,
                   [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
                     // A function or lambda boundary: its loops are not ours.
-                    if (Parent.get<LambdaExpr>() || Parent.get<FunctionDecl>() ||
-                        Parent.get<BlockExpr>())
+                    if (Parent.get<LambdaExpr>() ||
+                        Parent.get<FunctionDecl>() || Parent.get<BlockExpr>())
                       return true;
                     if (const auto *Loop = Parent.get<Stmt>())
                       if (std::optional<bool> PerIteration =

@@ -1,4 +1,5 @@
-//===--- ExplicitSyncCheck.cpp - torch-sync-explicit -----------------------===//
+//===--- ExplicitSyncCheck.cpp - torch-sync-explicit
+//-----------------------===//
 
 #include "ExplicitSyncCheck.h"
 #include "clang/AST/ASTContext.h"
@@ -41,8 +42,8 @@ void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
   // A free of a null pointer and a device-to-device cudaMemcpy do not wait
   // (CallSync.h). There is no tensor whose device to infer: each of the other
   // calls waits for a CUDA device, so isReportableDevice() is not asked.
-  std::optional<CallSync> Sync = callSync(*Call, *Fact, devices(*Result.Context),
-                                          *Result.Context, syncRules());
+  std::optional<CallSync> Sync = callSync(
+      *Call, *Fact, devices(*Result.Context), *Result.Context, syncRules());
   if (!Sync)
     return;
   // Each effect names what the call waits for: the device, a stream or an

@@ -1,4 +1,5 @@
-//===--- ExplicitSyncCheck.h - torch-sync-explicit -------------------------===//
+//===--- ExplicitSyncCheck.h - torch-sync-explicit
+//-------------------------===//
 
 #ifndef TORCH_SYNC_EXPLICITSYNCCHECK_H
 #define TORCH_SYNC_EXPLICITSYNCCHECK_H

@@ -1,4 +1,5 @@
-//===--- HostDereference.cpp - tensors whose data the host reads or writes --===//
+//===--- HostDereference.cpp - tensors whose data the host reads or writes
+//--===//
 
 #include "HostDereference.h"
 #include "DeviceTypes.h"
@@ -44,13 +45,14 @@ ast_matchers::internal::Matcher<Expr> elementsOf() {
 }
 
 /// A subscript or a dereference of \p Pointer: an element read or written.
-ast_matchers::internal::Matcher<Stmt> dereferenceOf(const ast_matchers::internal::Matcher<Expr> &Pointer) {
-  return stmt(anyOf(
-      arraySubscriptExpr(hasBase(Pointer)),
-      unaryOperator(hasOperatorName("*"), hasUnaryOperand(Pointer)),
-      // 'a[i]' of an accessor.
-      cxxOperatorCallExpr(hasOverloadedOperatorName("[]"),
-                          hasArgument(0, Pointer))));
+ast_matchers::internal::Matcher<Stmt>
+dereferenceOf(const ast_matchers::internal::Matcher<Expr> &Pointer) {
+  return stmt(
+      anyOf(arraySubscriptExpr(hasBase(Pointer)),
+            unaryOperator(hasOperatorName("*"), hasUnaryOperand(Pointer)),
+            // 'a[i]' of an accessor.
+            cxxOperatorCallExpr(hasOverloadedOperatorName("[]"),
+                                hasArgument(0, Pointer))));
 }
 
 } // namespace
@@ -86,12 +88,12 @@ HostDereferences::find(const FunctionDecl &Function) {
   // tensors only: no evidence then.
   for (const BoundNodes &Nodes :
        match(findAll(cxxMemberCallExpr(
-                 on(tensorVariable()),
-                 callee(cxxMethodDecl(hasAnyName(
-                     "is_cuda", "is_cpu", "is_hip", "is_xpu", "is_mps",
-                     "is_meta", "is_privateuseone", "device", "get_device",
-                     "options", "type", "is_pinned"))))
-                     .bind(AskedId)),
+                         on(tensorVariable()),
+                         callee(cxxMethodDecl(hasAnyName(
+                             "is_cuda", "is_cpu", "is_hip", "is_xpu", "is_mps",
+                             "is_meta", "is_privateuseone", "device",
+                             "get_device", "options", "type", "is_pinned"))))
+                         .bind(AskedId)),
              *Body, Context))
     if (const auto *Tensor = Nodes.getNodeAs<VarDecl>(TensorId))
       Out.DeviceAsked.insert(Tensor->getCanonicalDecl());

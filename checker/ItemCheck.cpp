@@ -1,10 +1,11 @@
-//===--- ItemCheck.cpp - torch-sync-item -----------------------------------===//
+//===--- ItemCheck.cpp - torch-sync-item
+//-----------------------------------===//
 
 #include "ItemCheck.h"
 #include "CallSync.h"
 #include "TorchMatchers.h"
-#include "clang/AST/ASTContext.h"
 #include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 
 using namespace clang::ast_matchers;
@@ -34,10 +35,12 @@ void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
           .bind(CallId),
       this);
   Finder->addMatcher(
-      callExpr(callee(functionDecl(hasAnyName(functionNames(SyncCategory::Item)))),
-               // Tensor methods are the matcher above's; other members
-               // ('torch::optim::LBFGS::step') are functions of the table.
-               unless(cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))))))
+      callExpr(
+          callee(functionDecl(hasAnyName(functionNames(SyncCategory::Item)))),
+          // Tensor methods are the matcher above's; other members
+          // ('torch::optim::LBFGS::step') are functions of the table.
+          unless(cxxMemberCallExpr(
+              callee(tensorMethod(methodNames(SyncCategory::Item))))))
           .bind(CallId),
       this);
   auto UserFunctions = std::make_shared<std::vector<llvm::Regex>>(
@@ -71,7 +74,8 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
   if (!Fact || !isReportablePlace(*Call, Context))
     return;
   // A read that becomes a size, bound or index is torch-sync-device-index's.
-  if (DeviceIndexEnabled && Fact->Method == "item" && isShapeRead(*Call, Context))
+  if (DeviceIndexEnabled && Fact->Method == "item" &&
+      isShapeRead(*Call, Context))
     return;
 
   // The value read is computed from the receiver (t.item()) or from every

@@ -1,4 +1,5 @@
-//===--- ItemCheck.h - torch-sync-item -------------------------------------===//
+//===--- ItemCheck.h - torch-sync-item
+//-------------------------------------===//
 
 #ifndef TORCH_SYNC_ITEMCHECK_H
 #define TORCH_SYNC_ITEMCHECK_H

@@ -1,4 +1,5 @@
-//===--- LibTorchApi.cpp - what the checks know about LibTorch's classes ----===//
+//===--- LibTorchApi.cpp - what the checks know about LibTorch's classes
+//----===//
 
 #include "LibTorchApi.h"
 #include "DeviceInference.h"
@@ -21,7 +22,8 @@ const ClassTemplateSpecializationDecl *specialization(QualType T,
   T = T.getNonReferenceType().getCanonicalType();
   if (ThroughPointers && T->isPointerType())
     T = T->getPointeeType().getCanonicalType();
-  return dyn_cast_or_null<ClassTemplateSpecializationDecl>(T->getAsRecordDecl());
+  return dyn_cast_or_null<ClassTemplateSpecializationDecl>(
+      T->getAsRecordDecl());
 }
 
 /// The type of template argument \p Index of \p Specialization, or null.
@@ -183,8 +185,10 @@ bool mayCarryDevice(QualType T) {
   // c10::optional<Tensor>), or a module class.
   if (const auto *Specialization =
           dyn_cast<ClassTemplateSpecializationDecl>(Record))
-    for (const TemplateArgument &Arg : Specialization->getTemplateArgs().asArray())
-      if (Arg.getKind() == TemplateArgument::Type && mayCarryDevice(Arg.getAsType()))
+    for (const TemplateArgument &Arg :
+         Specialization->getTemplateArgs().asArray())
+      if (Arg.getKind() == TemplateArgument::Type &&
+          mayCarryDevice(Arg.getAsType()))
         return true;
   SmallVector<const CXXRecordDecl *, 8> Classes;
   collectClassAndBases(Record, Classes);
@@ -218,8 +222,7 @@ bool datasetYieldsCpu(
   for (unsigned Depth = 0; Depth < 16; ++Depth) {
     if (Dataset.isNull())
       return false;
-    const auto *Record =
-        Dataset.getNonReferenceType()->getAsCXXRecordDecl();
+    const auto *Record = Dataset.getNonReferenceType()->getAsCXXRecordDecl();
     if (!Record)
       return false;
     if (Record->getIdentifier() && Record->getName() == "MNIST" &&
@@ -232,7 +235,8 @@ bool datasetYieldsCpu(
     const auto *Transform = typeArgument(*Map, 1).isNull()
                                 ? nullptr
                                 : typeArgument(*Map, 1)->getAsCXXRecordDecl();
-    if (!isNamedClass(Transform, "Normalize", {"torch", "data", "transforms"}) &&
+    if (!isNamedClass(Transform, "Normalize",
+                      {"torch", "data", "transforms"}) &&
         !isNamedClass(Transform, "Stack", {"torch", "data", "transforms"}))
       return false;
     Dataset = typeArgument(*Map, 0);
@@ -247,13 +251,12 @@ bool datasetStacksBatches(QualType Dataset) {
   QualType Transform = typeArgument(*Map, 1);
   return !Transform.isNull() &&
          isNamedClass(Transform->getAsCXXRecordDecl(), "Stack",
-                         {"torch", "data", "transforms"});
+                      {"torch", "data", "transforms"});
 }
 
 bool isAtenOutParameter(const ParmVarDecl &Param) {
   const auto *Function = dyn_cast<FunctionDecl>(Param.getDeclContext());
-  if (!Function || !Function->getIdentifier() ||
-      !isTensorType(Param.getType()))
+  if (!Function || !Function->getIdentifier() || !isTensorType(Param.getType()))
     return false;
   const auto *NS = dyn_cast<NamespaceDecl>(Function->getDeclContext());
   if (!NS || !NS->getIdentifier() ||
@@ -267,15 +270,16 @@ bool isAtenOutParameter(const ParmVarDecl &Param) {
 bool isTensorOptionsParameter(const ParmVarDecl &Param) {
   const auto *Method = dyn_cast<CXXMethodDecl>(Param.getDeclContext());
   const CXXRecordDecl *Class = Method ? Method->getParent() : nullptr;
-  return Class && Class->getIdentifier() && Class->getName() == "TensorOptions" &&
-         isInNamespace(Class, {"c10"});
+  return Class && Class->getIdentifier() &&
+         Class->getName() == "TensorOptions" && isInNamespace(Class, {"c10"});
 }
 
 bool isForwardedAsCopy(const ParmVarDecl &Param) {
   const auto *Method = dyn_cast<CXXMethodDecl>(Param.getDeclContext());
   if (!Method || !Method->getPrimaryTemplate())
     return false;
-  const auto *Class = dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent());
+  const auto *Class =
+      dyn_cast<ClassTemplateSpecializationDecl>(Method->getParent());
   const CXXRecordDecl *Parent = Method->getParent();
   unsigned Index = Param.getFunctionScopeIndex();
   // AnyModule::forward and any_forward: AnyValue(std::forward<T>(argument))

@@ -59,9 +59,8 @@ auto moduleUses(const VarDecl &Var) {
       cxxOperatorCallExpr(hasOverloadedOperatorName("<<"), hasArgument(1, Ref)),
       // forward() and the torch::nn::Module methods that read, or update in
       // place, the parameters and buffers (torch/nn/module.h).
-      cxxMemberCallExpr(on(Arrow),
-                        callee(cxxMethodDecl(hasAnyName(
-                            apiList(ApiList::ModuleMethodsKeepingDevice))))),
+      cxxMemberCallExpr(on(Arrow), callee(cxxMethodDecl(hasAnyName(apiList(
+                                       ApiList::ModuleMethodsKeepingDevice))))),
       // 'torch::save(m, path)' writes copies of the parameters and buffers
       // (torch/serialize.h, Module::save).
       callExpr(callee(functionDecl(
@@ -84,15 +83,16 @@ auto moduleUses(const VarDecl &Var) {
       // update the parameters in place (torch/csrc/api/src/optim/*.cpp).
       cxxConstructExpr(
           hasDeclaration(cxxConstructorDecl(ofClass(isTorchOptimizer()))),
-          hasAnyArgument(ignoringImplicit(anyOf(
-              Parameters,
-              cxxConstructExpr(hasArgument(0, ignoringImplicit(Parameters))))))),
+          hasAnyArgument(ignoringImplicit(
+              anyOf(Parameters, cxxConstructExpr(hasArgument(
+                                    0, ignoringImplicit(Parameters))))))),
       // 'm->weight': a read of a tensor member; writes are looked for apart.
       memberExpr(hasObjectExpression(ignoringParenImpCasts(Arrow)),
                  member(fieldDecl(hasType(qualType(isTorchTensor()))))),
       // 'm->fc->weight': a tensor member of a submodule.
-      memberExpr(member(fieldDecl(hasType(qualType(isTorchTensor())))),
-                 hasObjectExpression(ignoringParenImpCasts(submoduleArrow(Var)))),
+      memberExpr(
+          member(fieldDecl(hasType(qualType(isTorchTensor())))),
+          hasObjectExpression(ignoringParenImpCasts(submoduleArrow(Var)))),
       // 'auto ps = m->parameters();' where 'ps' is read for sizes only.
       declStmt(has(varDecl(hasInitializer(ignoringImplicit(Parameters)),
                            hasLocalStorage(), unless(hasType(referenceType())))
@@ -102,13 +102,16 @@ auto moduleUses(const VarDecl &Var) {
 /// Whether every use of the local list \p List of a module's parameters, in
 /// \p Body, reads only sizes: 'ps.size()', 'ps.empty()', and metadata of an
 /// element ('ps.at(0).sizes()', 'ps[0].numel()').
-bool readsOnlySizes(const VarDecl &List, const Stmt &Body, ASTContext &Context) {
+bool readsOnlySizes(const VarDecl &List, const Stmt &Body,
+                    ASTContext &Context) {
   auto Ref = ignoringParenImpCasts(refersTo(List).bind("ref"));
-  auto Element = ignoringImplicit(anyOf(
-      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasName("at")))),
-      cxxOperatorCallExpr(hasOverloadedOperatorName("[]"), hasArgument(0, Ref))));
+  auto Element = ignoringImplicit(
+      anyOf(cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasName("at")))),
+            cxxOperatorCallExpr(hasOverloadedOperatorName("[]"),
+                                hasArgument(0, Ref))));
   auto Reads = findAll(stmt(anyOf(
-      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(hasAnyName("size", "empty")))),
+      cxxMemberCallExpr(on(Ref),
+                        callee(cxxMethodDecl(hasAnyName("size", "empty")))),
       cxxMemberCallExpr(on(Element),
                         callee(cxxMethodDecl(hasAnyName(
                             "sizes", "size", "dim", "numel", "dtype",
@@ -143,10 +146,9 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
     // the CPU, ProjectModules.h).
     const auto *Arrow =
         dyn_cast<CXXOperatorCallExpr>(Member->getBase()->IgnoreParenImpCasts());
-    const CXXRecordDecl *Outer =
-        Arrow && Arrow->getOperator() == OO_Arrow
-            ? heldModule(Arrow->getArg(0)->getType())
-            : nullptr;
+    const CXXRecordDecl *Outer = Arrow && Arrow->getOperator() == OO_Arrow
+                                     ? heldModule(Arrow->getArg(0)->getType())
+                                     : nullptr;
     return Outer && isProjectModule(*Outer)
                ? moduleDevice(Arrow->getArg(0), Depth + 1)
                : DeviceKind::Unknown;
@@ -189,8 +191,8 @@ DeviceKind ModuleDevices::moduleDevice(const Expr *Holder, unsigned Depth) {
 }
 
 DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
-                                                 const DeclRefExpr *Use,
-                                                 unsigned Depth) {
+                                               const DeclRefExpr *Use,
+                                               unsigned Depth) {
   DeviceKind Joined = moduleVariableDevice(Var, Depth);
   auto Found = Replaced.find(&Var);
   if (Found == Replaced.end() || !Use || Joined != DeviceKind::Unknown)
@@ -214,7 +216,7 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
 }
 
 DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
-                                                 unsigned Depth) {
+                                               unsigned Depth) {
   if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() || !Var.getInit() ||
       Var.getType()->isReferenceType())
     return DeviceKind::Unknown;
@@ -256,10 +258,9 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
       }
       if (const auto *Replace = Nodes.getNodeAs<Expr>("replace")) {
         const Expr *Assigned = Nodes.getNodeAs<Expr>("assigned");
-        DeviceKind Given =
-            Assigned && isa<CXXConstructExpr>(strip(Assigned))
-                ? moduleDevice(Assigned, Depth + 1)
-                : DeviceKind::Unknown;
+        DeviceKind Given = Assigned && isa<CXXConstructExpr>(strip(Assigned))
+                               ? moduleDevice(Assigned, Depth + 1)
+                               : DeviceKind::Unknown;
         Result = joinAlternatives(Result, Given);
         State.Statements.push_back(Replace);
         State.Devices[Replace] = Given;
@@ -273,10 +274,10 @@ DeviceKind ModuleDevices::moduleVariableDevice(const VarDecl &Var,
         AllKept = false;
     // 'm->weight = t', 'm->weight.set_data(t)': a member given another tensor.
     bool MemberWritten =
-        !match(writesTo(memberExpr(
-                   hasObjectExpression(ignoringParenImpCasts(
-                       anyOf(holderArrow(Var), submoduleArrow(Var)))),
-                   member(fieldDecl()))),
+        !match(writesTo(
+                   memberExpr(hasObjectExpression(ignoringParenImpCasts(anyOf(
+                                  holderArrow(Var), submoduleArrow(Var)))),
+                              member(fieldDecl()))),
                Body, Context)
              .empty();
     if (!AllKept || MemberWritten)
@@ -301,8 +302,9 @@ DeviceKind ModuleDevices::projectModuleFact(const CXXRecordDecl &Module,
   return DeviceKind::CPU;
 }
 
-DeviceKind ModuleDevices::moduleForwardDevice(
-    const Expr *Holder, llvm::ArrayRef<const Expr *> Args, unsigned Depth) {
+DeviceKind ModuleDevices::moduleForwardDevice(const Expr *Holder,
+                                              llvm::ArrayRef<const Expr *> Args,
+                                              unsigned Depth) {
   const CXXRecordDecl *Module = heldModule(Holder->getType());
   if (!Module)
     return DeviceKind::Unknown;
@@ -320,7 +322,8 @@ DeviceKind ModuleDevices::moduleForwardDevice(
            mayCarryDevice(Forward->getParamDecl(I)->getType())))
         return DeviceKind::Unknown;
       if (isTensorType(Args[I]->getType()))
-        Result = combineInputs(Result, Devices.tensorDevice(Args[I], Depth + 1));
+        Result =
+            combineInputs(Result, Devices.tensorDevice(Args[I], Depth + 1));
     }
     return Result;
   }

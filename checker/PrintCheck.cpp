@@ -1,4 +1,5 @@
-//===--- PrintCheck.cpp - torch-sync-print ---------------------------------===//
+//===--- PrintCheck.cpp - torch-sync-print
+//---------------------------------===//
 
 #include "PrintCheck.h"
 #include "TorchMatchers.h"
@@ -30,18 +31,18 @@ StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
 void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
   // The census-measured overloads classified under this check.
   registerMeasuredSyncMatchers(Finder, SyncCategory::Print);
-  // The formatting functions of ATen/core/Formatting.h and c10/util/StringUtil.h
-  // with a tensor argument. 'TensorBase::print()' and 'toString()' print only
-  // metadata and are members, so they do not match. The message of
-  // TORCH_CHECK goes through c10::detail::torchCheckMsgImpl and is formatted
-  // only when the check fails, so it does not match either; nor does a
-  // message built for another failure (isFailureMessage, in CallSync.h).
-  Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()),
-               callee(functionDecl(hasAnyName(functionNames(SyncCategory::Print)))),
-               hasAnyArgument(hasType(isTorchTensor())))
-          .bind(CallId),
-      this);
+  // The formatting functions of ATen/core/Formatting.h and
+  // c10/util/StringUtil.h with a tensor argument. 'TensorBase::print()' and
+  // 'toString()' print only metadata and are members, so they do not match. The
+  // message of TORCH_CHECK goes through c10::detail::torchCheckMsgImpl and is
+  // formatted only when the check fails, so it does not match either; nor does
+  // a message built for another failure (isFailureMessage, in CallSync.h).
+  Finder->addMatcher(callExpr(unless(isExpansionInSystemHeader()),
+                              callee(functionDecl(hasAnyName(
+                                  functionNames(SyncCategory::Print)))),
+                              hasAnyArgument(hasType(isTorchTensor())))
+                         .bind(CallId),
+                     this);
 }
 
 void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {

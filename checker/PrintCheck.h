@@ -1,4 +1,5 @@
-//===--- PrintCheck.h - torch-sync-print -----------------------------------===//
+//===--- PrintCheck.h - torch-sync-print
+//-----------------------------------===//
 
 #ifndef TORCH_SYNC_PRINTCHECK_H
 #define TORCH_SYNC_PRINTCHECK_H

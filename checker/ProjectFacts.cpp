@@ -1,4 +1,5 @@
-//===--- ProjectFacts.cpp - device facts about a whole project -------------===//
+//===--- ProjectFacts.cpp - device facts about a whole project
+//-------------===//
 
 #include "ProjectFacts.h"
 #include "clang/AST/ASTContext.h"
@@ -75,9 +76,9 @@ private:
 };
 
 llvm::StringRef projectFactsToolVersion() {
-  static const std::string Version =
-      "torch-sync " TORCH_SYNC_VERSION " (LLVM " +
-      std::to_string(LLVM_VERSION_MAJOR) + ")";
+  static const std::string Version = "torch-sync " TORCH_SYNC_VERSION
+                                     " (LLVM " +
+                                     std::to_string(LLVM_VERSION_MAJOR) + ")";
   return Version;
 }
 
@@ -219,7 +220,8 @@ llvm::json::Array ProjectFacts::recordedQueries() const {
     if (Index < 0)
       Out.push_back(llvm::json::Object{{"function", Key}, {"returns", true}});
     else
-      Out.push_back(llvm::json::Object{{"function", Key}, {"parameter", Index}});
+      Out.push_back(
+          llvm::json::Object{{"function", Key}, {"parameter", Index}});
   }
   return Out;
 }
@@ -259,10 +261,9 @@ bool ProjectFactsReader::parseFunction(llvm::StringRef Key,
           continue;
         }
         const llvm::json::Object *Parameter = Term.getAsObject();
-        std::optional<int64_t> Index =
-            Parameter && Parameter->size() == 1
-                ? Parameter->getInteger("parameter")
-                : std::nullopt;
+        std::optional<int64_t> Index = Parameter && Parameter->size() == 1
+                                           ? Parameter->getInteger("parameter")
+                                           : std::nullopt;
         if (!Index || *Index < 0 || *Index > 0xffff)
           return Malformed("a return is neither a device nor a parameter");
         Returns.Parameters.push_back(static_cast<unsigned>(*Index));
@@ -276,8 +277,7 @@ bool ProjectFactsReader::parseFunction(llvm::StringRef Key,
 }
 
 bool ProjectFactsReader::parseSources(const llvm::json::Object &Sources,
-                                      ProjectFacts &Out,
-                                      std::string &Problem) {
+                                      ProjectFacts &Out, std::string &Problem) {
   for (const auto &[Path, Stamp] : Sources) {
     const llvm::json::Object *Fields = Stamp.getAsObject();
     std::optional<int64_t> Size =
@@ -291,8 +291,8 @@ bool ProjectFactsReader::parseSources(const llvm::json::Object &Sources,
                  "' lacks size, mtime_ns or md5");
       return false;
     }
-    Out.Sources.push_back({Path.str(), static_cast<uint64_t>(*Size), *Time,
-                           Digest->str()});
+    Out.Sources.push_back(
+        {Path.str(), static_cast<uint64_t>(*Size), *Time, Digest->str()});
   }
   return true;
 }
@@ -323,7 +323,8 @@ ProjectFactsReader::parse(llvm::StringRef Text, llvm::StringRef Fingerprint,
                           std::string &Problem) {
   llvm::Expected<llvm::json::Value> Parsed = llvm::json::parse(Text);
   if (!Parsed) {
-    Problem = "it is not valid JSON (" + llvm::toString(Parsed.takeError()) + ")";
+    Problem =
+        "it is not valid JSON (" + llvm::toString(Parsed.takeError()) + ")";
     return nullptr;
   }
   const llvm::json::Object *Root = Parsed->getAsObject();

@@ -1,4 +1,5 @@
-//===--- ProjectFacts.h - device facts about a whole project ---------------===//
+//===--- ProjectFacts.h - device facts about a whole project
+//---------------===//
 //
 // The project facts file: for each function of the project, the device its
 // tensor parameters receive at every call in the project and the device it
@@ -124,7 +125,7 @@ private:
   struct SourceStamp {
     std::string Path;
     uint64_t Size;
-    int64_t Time; ///< modification time, ns since the epoch
+    int64_t Time;       ///< modification time, ns since the epoch
     std::string Digest; ///< MD5, hex
   };
   /// Whether every source is unchanged: the same size and modification time,

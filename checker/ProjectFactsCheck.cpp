@@ -1,4 +1,5 @@
-//===--- ProjectFactsCheck.cpp - torch-sync-project-facts ------------------===//
+//===--- ProjectFactsCheck.cpp - torch-sync-project-facts
+//------------------===//
 
 #include "ProjectFactsCheck.h"
 #include "DeviceInference.h"
@@ -117,10 +118,9 @@ llvm::json::Value deviceTerm(const Expr &E, const FunctionDecl *Own,
   if (!Function || mayBeAliasedAndWritten(*Param, *Function))
     return "Unknown";
   if (Own)
-    return Function == Own
-               ? llvm::json::Value(llvm::json::Object{
-                     {"parameter", Param->getFunctionScopeIndex()}})
-               : llvm::json::Value("Unknown");
+    return Function == Own ? llvm::json::Value(llvm::json::Object{
+                                 {"parameter", Param->getFunctionScopeIndex()}})
+                           : llvm::json::Value("Unknown");
   std::string Key = projectFunctionKey(*Function, Context);
   if (Key.empty())
     return "Unknown";
@@ -133,8 +133,8 @@ std::string siteName(SourceLocation Loc, const SourceManager &SM) {
   PresumedLoc Presumed = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
   if (Presumed.isInvalid())
     return "";
-  return absoluteSourcePath(Presumed.getFilename(), SM.getFileManager()) +
-         ":" + std::to_string(Presumed.getLine()) + ":" +
+  return absoluteSourcePath(Presumed.getFilename(), SM.getFileManager()) + ":" +
+         std::to_string(Presumed.getLine()) + ":" +
          std::to_string(Presumed.getColumn());
 }
 
@@ -170,8 +170,7 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
   // the matchers cheap. Nothing inside a system header is project code.
   auto Free = functionDecl(unless(cxxMethodDecl()));
   Finder->addMatcher(
-      callExpr(unless(isExpansionInSystemHeader()),
-               callee(Free.bind(CalleeId)))
+      callExpr(unless(isExpansionInSystemHeader()), callee(Free.bind(CalleeId)))
           .bind(CallId),
       this);
   Finder->addMatcher(declRefExpr(unless(isExpansionInSystemHeader()),
@@ -239,8 +238,8 @@ void ProjectFactsCheck::recordModuleMember(const CXXMethodDecl &Method,
     if (Cpu)
       for (const Expr *Value : returnValues(Method, Context)) {
         ++Returns;
-        Cpu = Cpu && Value &&
-              Hypothesis->tensorDevice(Value) == DeviceKind::CPU;
+        Cpu =
+            Cpu && Value && Hypothesis->tensorDevice(Value) == DeviceKind::CPU;
       }
     if (Cpu && Returns > 0)
       Term = "CPU";
@@ -297,11 +296,11 @@ void ProjectFactsCheck::addCall(std::string Callee, StringRef Via,
                                 ASTContext &Context) {
   if (Arguments.empty())
     return;
-  llvm::json::Value Record = llvm::json::Object{
-      {"callee", std::move(Callee)},
-      {"via", Via},
-      {"site", siteName(Site, Context.getSourceManager())},
-      {"arguments", std::move(Arguments)}};
+  llvm::json::Value Record =
+      llvm::json::Object{{"callee", std::move(Callee)},
+                         {"via", Via},
+                         {"site", siteName(Site, Context.getSourceManager())},
+                         {"arguments", std::move(Arguments)}};
   // A call in a template is seen once per instantiation.
   std::string Text;
   llvm::raw_string_ostream(Text) << Record;
@@ -312,8 +311,8 @@ void ProjectFactsCheck::addCall(std::string Callee, StringRef Via,
 void ProjectFactsCheck::recordCall(const CallExpr &Call,
                                    const FunctionDecl &Callee,
                                    ASTContext &Context) {
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(
-          Call.getCallee()->IgnoreParenImpCasts()))
+  if (const auto *Ref =
+          dyn_cast<DeclRefExpr>(Call.getCallee()->IgnoreParenImpCasts()))
     Callees.insert(Ref);
   if (isInLibraryHeader(Callee.getCanonicalDecl()->getLocation(),
                         Context.getSourceManager()))
@@ -327,23 +326,23 @@ void ProjectFactsCheck::recordCall(const CallExpr &Call,
       continue;
     unsigned Index = Param->getFunctionScopeIndex();
     Arguments[std::to_string(Index)] =
-        Index < Call.getNumArgs()
-            ? deviceTerm(*Call.getArg(Index), nullptr, devices(Context), Context)
-            : llvm::json::Value("Unknown");
+        Index < Call.getNumArgs() ? deviceTerm(*Call.getArg(Index), nullptr,
+                                               devices(Context), Context)
+                                  : llvm::json::Value("Unknown");
   }
   addCall(std::move(Key), "call", Call.getBeginLoc(), std::move(Arguments),
           Context);
 }
 
-void ProjectFactsCheck::recordRegistration(const CXXMemberCallExpr &Registration,
-                                           const FunctionDecl &Registrar,
-                                           ASTContext &Context) {
+void ProjectFactsCheck::recordRegistration(
+    const CXXMemberCallExpr &Registration, const FunctionDecl &Registrar,
+    ASTContext &Context) {
   // 'm.impl(name, kernel)' in TORCH_LIBRARY_IMPL(ns, KEY, m) registers for
   // KEY; 'm.impl(name, key, kernel)' and 'torch::dispatch(key, kernel)' name
   // the key themselves; 'm.def(schema, kernel)' registers for every key.
   const CXXMethodDecl *Method = Registration.getMethodDecl();
-  StringRef Key = Method->getName() == "impl" ? registrationBlockKey(Registrar)
-                                              : "";
+  StringRef Key =
+      Method->getName() == "impl" ? registrationBlockKey(Registrar) : "";
   for (unsigned I = 1; I < Registration.getNumArgs(); ++I) {
     const Expr *Kernel = Registration.getArg(I);
     StringRef KernelKey = Key;
@@ -364,14 +363,17 @@ void ProjectFactsCheck::recordRegistration(const CXXMemberCallExpr &Registration
     // of a higher dispatch key, CUDA among them (c10/core/DispatchKeySet.h);
     // a CUDA kernel when at least one argument is on CUDA: only a sole
     // argument that can carry a device is then known to be there.
-    unsigned Carriers = llvm::count_if(
-        Function->parameters(),
-        [](const ParmVarDecl *Param) { return mayCarryDevice(Param->getType()); });
+    unsigned Carriers =
+        llvm::count_if(Function->parameters(), [](const ParmVarDecl *Param) {
+          return mayCarryDevice(Param->getType());
+        });
     llvm::json::Object Arguments;
     for (const ParmVarDecl *Param : Function->parameters())
       if (isTensorType(Param->getType()))
         Arguments[std::to_string(Param->getFunctionScopeIndex())] =
-            KernelKey == "CPU" ? "CPU" : Carriers == 1 ? "CUDA" : "Unknown";
+            KernelKey == "CPU" ? "CPU"
+            : Carriers == 1    ? "CUDA"
+                               : "Unknown";
     addCall(std::move(FunctionKey),
             KernelKey == "CPU" ? "cpu-kernel" : "cuda-kernel",
             Registration.getBeginLoc(), std::move(Arguments), Context);
@@ -392,7 +394,8 @@ void ProjectFactsCheck::recordReturn(const Expr &Value,
   std::string Key = projectFunctionKey(Function, Context);
   if (Key.empty())
     return;
-  llvm::json::Value Term = deviceTerm(Value, &Function, devices(Context), Context);
+  llvm::json::Value Term =
+      deviceTerm(Value, &Function, devices(Context), Context);
   llvm::json::Value &Terms = Returns[Key];
   if (Terms.kind() != llvm::json::Value::Array)
     Terms = llvm::json::Array();
@@ -446,14 +449,16 @@ llvm::json::Value ProjectFactsCheck::fragment(ASTContext &Context) const {
   auto Visit = [&](const SrcMgr::SLocEntry &Entry) {
     if (!Entry.isFile())
       return;
-    SourceLocation Start = SourceLocation::getFromRawEncoding(Entry.getOffset());
+    SourceLocation Start =
+        SourceLocation::getFromRawEncoding(Entry.getOffset());
     if (Start.isInvalid() || isInLibraryHeader(Start, SM))
       return;
     FileID File = SM.getFileID(Start);
     OptionalFileEntryRef FileEntry = SM.getFileEntryRefForID(File);
     if (!FileEntry)
       return; // the predefines and command-line buffers
-    std::string Path = absoluteSourcePath(FileEntry->getName(), SM.getFileManager());
+    std::string Path =
+        absoluteSourcePath(FileEntry->getName(), SM.getFileManager());
     if (Sources.find(Path) != Sources.end())
       return;
     std::optional<StringRef> Data = SM.getBufferDataOrNone(File);

@@ -1,4 +1,5 @@
-//===--- ProjectFactsCheck.h - torch-sync-project-facts --------------------===//
+//===--- ProjectFactsCheck.h - torch-sync-project-facts
+//--------------------===//
 
 #ifndef TORCH_SYNC_PROJECTFACTSCHECK_H
 #define TORCH_SYNC_PROJECTFACTSCHECK_H

@@ -1,4 +1,5 @@
-//===--- ProjectModules.cpp - facts about the project's torch::nn modules --===//
+//===--- ProjectModules.cpp - facts about the project's torch::nn modules
+//--===//
 
 #include "ProjectModules.h"
 #include "DeviceInference.h"
@@ -74,7 +75,8 @@ bool isCpuRegistration(const Stmt *S, const CXXRecordDecl &Class,
   const auto *Call = dyn_cast<CXXMemberCallExpr>(E);
   const CXXMethodDecl *Method = Call ? Call->getMethodDecl() : nullptr;
   if (!Method || !Method->getIdentifier() ||
-      !isa<CXXThisExpr>(Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
+      !isa<CXXThisExpr>(
+          Call->getImplicitObjectArgument()->IgnoreParenImpCasts()))
     return false;
   StringRef Name = Method->getName();
   if (Name != "register_module" && Name != "register_parameter" &&
@@ -126,7 +128,8 @@ bool returnsCpuExamples(const CXXMethodDecl &Get, DeviceInference &Devices,
       Parts = llvm::ArrayRef(Construct->getArgs(), Construct->getNumArgs());
     else if (const auto *List = dyn_cast_or_null<InitListExpr>(Value))
       Parts = llvm::ArrayRef(List->getInits(), List->getNumInits());
-    const auto *Record = Value ? Value->getType()->getAsCXXRecordDecl() : nullptr;
+    const auto *Record =
+        Value ? Value->getType()->getAsCXXRecordDecl() : nullptr;
     if (!isNamedClass(Record, "Example", {"torch", "data"}) || Parts.empty())
       return false;
     for (const Expr *Part : Parts)
@@ -157,14 +160,14 @@ bool constructsOnCpu(const CXXConstructorDecl &Constructor,
         Init = Initializer->getInit();
     if (const auto *Default = dyn_cast_or_null<CXXDefaultInitExpr>(Init))
       Init = Default->getExpr();
-    const auto *Construct =
-        dyn_cast_or_null<CXXConstructExpr>(Init ? Init->IgnoreImplicit() : nullptr);
+    const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(
+        Init ? Init->IgnoreImplicit() : nullptr);
     // A tensor left undefined, a leaf module built by its default constructor.
     if (!Init || (Construct && Construct->getNumArgs() == 0)) {
       const CXXRecordDecl *Module = heldModule(Field->getType());
       if (!isTensorType(Field->getType()) &&
-          !(Module && (isLibraryLeafModule(*Module) ||
-                       isLibraryModuleSequence(*Module))))
+          !(Module &&
+            (isLibraryLeafModule(*Module) || isLibraryModuleSequence(*Module))))
         return false;
       continue;
     }

@@ -1,4 +1,5 @@
-//===--- ProjectModules.h - facts about the project's torch::nn modules ----===//
+//===--- ProjectModules.h - facts about the project's torch::nn modules
+//----===//
 //
 // What the project pass records about a module class of the project (one
 // that derives from torch::nn::Module), so that a translation unit that only
@@ -33,8 +34,8 @@ constexpr llvm::StringRef ModuleForwardFact = "forward";
 constexpr llvm::StringRef DatasetGetFact = "get";
 
 /// The key of fact \p Fact about the project module or dataset class
-/// \p Module in the project facts: "class <qualified name>::<Fact>". Empty for a class
-/// without external linkage (its name may mean another class in another
+/// \p Module in the project facts: "class <qualified name>::<Fact>". Empty for
+/// a class without external linkage (its name may mean another class in another
 /// file), a local class or a template pattern.
 std::string projectModuleKey(const CXXRecordDecl &Module, llvm::StringRef Fact);
 

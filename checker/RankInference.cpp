@@ -1,4 +1,5 @@
-//===--- RankInference.cpp - tensors known to have zero dimensions ---------===//
+//===--- RankInference.cpp - tensors known to have zero dimensions
+//---------===//
 
 #include "RankInference.h"
 #include "DeviceInference.h"
@@ -32,7 +33,8 @@ bool passesDimension(const CallExpr &Call, const FunctionDecl &Callee) {
         (Param->getName() != "dim" && Param->getName() != "dims"))
       continue;
     unsigned Index = Param->getFunctionScopeIndex();
-    if (Index < Call.getNumArgs() && !isa<CXXDefaultArgExpr>(Call.getArg(Index)))
+    if (Index < Call.getNumArgs() &&
+        !isa<CXXDefaultArgExpr>(Call.getArg(Index)))
       return true;
   }
   return false;
@@ -113,7 +115,8 @@ bool isZeroDim(const Expr *E, DeviceInference &Devices, unsigned Depth) {
       (NS->getName() != "at" && NS->getName() != "torch"))
     return false;
   // 'torch::tensor(3)': a single number (not a braced list or a vector).
-  if ((Name == "tensor" || Name == "scalar_tensor") && Call->getNumArgs() >= 1) {
+  if ((Name == "tensor" || Name == "scalar_tensor") &&
+      Call->getNumArgs() >= 1) {
     const Expr *Value = Call->getArg(0)->IgnoreImplicit();
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(Value))
       if (Construct->getNumArgs() == 1)
@@ -218,7 +221,8 @@ bool isPositiveRank(const Expr *E, DeviceInference &Devices, unsigned Depth) {
   if (Name == "tensor" && Call->getNumArgs() >= 1) {
     if (bracedList(Call->getArg(0)))
       return true;
-    const auto *Data = dyn_cast<CXXConstructExpr>(Call->getArg(0)->IgnoreImplicit());
+    const auto *Data =
+        dyn_cast<CXXConstructExpr>(Call->getArg(0)->IgnoreImplicit());
     if (!Data || Data->getNumArgs() != 1)
       return false;
     const auto *Record = Data->getArg(0)->getType()->getAsRecordDecl();
@@ -252,7 +256,8 @@ llvm::SmallVector<const Expr *, 4> tensorIndexElements(const Expr *Indices) {
   for (const Expr *Element : List->inits()) {
     // Each element is a TensorIndex built from an int, a Slice, None,
     // Ellipsis, a bool or a Tensor.
-    const auto *Construct = dyn_cast<CXXConstructExpr>(Element->IgnoreImplicit());
+    const auto *Construct =
+        dyn_cast<CXXConstructExpr>(Element->IgnoreImplicit());
     if (Construct && Construct->getNumArgs() == 1 &&
         isTensorType(Construct->getArg(0)->getType()))
       Tensors.push_back(Construct->getArg(0));

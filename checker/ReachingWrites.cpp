@@ -1,4 +1,5 @@
-//===--- ReachingWrites.cpp - which writes of a variable reach a use -------===//
+//===--- ReachingWrites.cpp - which writes of a variable reach a use
+//-------===//
 
 #include "ReachingWrites.h"
 #include "clang-tidy/utils/ExprSequence.h"
@@ -60,7 +61,8 @@ const CFGBlock *ReachingWrites::blockOf(const Stmt &S) const {
   return Blocks ? Blocks->blockContainingStmt(&S) : nullptr;
 }
 
-const Stmt *ReachingWrites::lastWrite(llvm::ArrayRef<const Stmt *> InBlock) const {
+const Stmt *
+ReachingWrites::lastWrite(llvm::ArrayRef<const Stmt *> InBlock) const {
   for (const Stmt *Candidate : InBlock) {
     bool Last = llvm::all_of(InBlock, [&](const Stmt *Other) {
       return Other == Candidate || Sequence->inSequence(Other, Candidate);

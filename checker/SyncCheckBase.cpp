@@ -1,11 +1,12 @@
-//===--- SyncCheckBase.cpp - what every torch-sync check shares ------------===//
+//===--- SyncCheckBase.cpp - what every torch-sync check shares
+//------------===//
 
 #include "SyncCheckBase.h"
 #include "DeviceValueFlow.h"
 #include "EnclosingContext.h"
 #include "LibraryHeaders.h"
-#include "TraversalScope.h"
 #include "TorchMatchers.h"
+#include "TraversalScope.h"
 #include "clang-tidy/utils/OptionsUtils.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -59,13 +60,15 @@ std::optional<unsigned> parseVersion(StringRef Text) {
 
 SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
     : ClangTidyCheck(Name, Context),
-      IntendedSyncFunctions(Options.getLocalOrGlobal("IntendedSyncFunctions", "")),
-      ReportUnknownDevice(Options.getLocalOrGlobal("ReportUnknownDevice", true)),
+      IntendedSyncFunctions(
+          Options.getLocalOrGlobal("IntendedSyncFunctions", "")),
+      ReportUnknownDevice(
+          Options.getLocalOrGlobal("ReportUnknownDevice", true)),
       ProjectDatasetsOnCPU(
           Options.getLocalOrGlobal("ProjectDatasetsOnCPU", false)),
       LoopsOnly(Options.getLocalOrGlobal("LoopsOnly", false)),
-      LibTorchHeaderRegex(Options.getLocalOrGlobal(
-          "LibTorchHeaderRegex", DefaultLibTorchHeaderRegex)),
+      LibTorchHeaderRegex(Options.getLocalOrGlobal("LibTorchHeaderRegex",
+                                                   DefaultLibTorchHeaderRegex)),
       ThirdPartyHeaderRegex(Options.getLocalOrGlobal(
           "ThirdPartyHeaderRegex", DefaultThirdPartyHeaderRegex)),
       SkipLibraryHeaders(Options.getLocalOrGlobal("SkipLibraryHeaders", true)),
@@ -74,10 +77,9 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       ProjectFactsQueryDirectory(
           Options.getLocalOrGlobal("ProjectFactsQueryDirectory", "")),
       IgnoreUnitTests(Options.getLocalOrGlobal("IgnoreUnitTests", true)),
-      UnitTestMacros(Options.getLocalOrGlobal("UnitTestMacros",
-                                              DefaultUnitTestMacros)),
-      TidyContext(Context),
-      LibTorchHeaderPattern(LibTorchHeaderRegex),
+      UnitTestMacros(
+          Options.getLocalOrGlobal("UnitTestMacros", DefaultUnitTestMacros)),
+      TidyContext(Context), LibTorchHeaderPattern(LibTorchHeaderRegex),
       ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
   if (!LibTorchVersion.empty()) {
     ConfiguredVersion = parseVersion(LibTorchVersion);
@@ -86,7 +88,8 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
                         "'LibTorchVersion': expected MAJOR.MINOR, such as 2.4")
           << LibTorchVersion;
   }
-  IntendedPatterns = parseRegexList("IntendedSyncFunctions", IntendedSyncFunctions);
+  IntendedPatterns =
+      parseRegexList("IntendedSyncFunctions", IntendedSyncFunctions);
   std::string Error;
   if (!LibTorchHeaderPattern.isValid(Error))
     configurationDiag("invalid regular expression '%0' in option "
@@ -103,7 +106,8 @@ void SyncCheckBase::registerPPCallbacks(const SourceManager &SM,
                                         Preprocessor *ModuleExpanderPP) {
   this->PP = PP;
   if (SkipLibraryHeaders)
-    markLibraryHeadersAsSystem(*PP, {LibTorchHeaderRegex, ThirdPartyHeaderRegex});
+    markLibraryHeadersAsSystem(*PP,
+                               {LibTorchHeaderRegex, ThirdPartyHeaderRegex});
   auto Recorder = std::make_unique<ConditionalBranches>(SM);
   Branches = Recorder.get();
   PP->addPPCallbacks(std::move(Recorder));
@@ -196,8 +200,8 @@ DeviceInference &SyncCheckBase::devices(ASTContext &Context) {
       Facts = ProjectFacts::recorder();
     if (!ProjectFactsFile.empty() && readsProjectFacts()) {
       std::string Problem;
-      Facts = ProjectFacts::load(ProjectFactsFile, inferenceFingerprint(),
-                                 Problem);
+      Facts =
+          ProjectFacts::load(ProjectFactsFile, inferenceFingerprint(), Problem);
       const SourceManager &SM = Context.getSourceManager();
       OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
       std::string MainFile =
@@ -253,7 +257,8 @@ bool SyncCheckBase::isInLibraryHeader(SourceLocation Loc,
   StringRef File = SM.getFilename(Expansion);
   if (File.empty())
     return false;
-  return (LibTorchHeaderPattern.isValid() && LibTorchHeaderPattern.match(File)) ||
+  return (LibTorchHeaderPattern.isValid() &&
+          LibTorchHeaderPattern.match(File)) ||
          (ThirdPartyHeaderPattern.isValid() &&
           ThirdPartyHeaderPattern.match(File));
 }
@@ -272,16 +277,17 @@ bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
   if (IntendedPatterns.empty())
     return false;
   bool Intended = false;
-  forEachAncestor(DynTypedNode::create(Call), Context,
-                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
-                    const auto *Function = Parent.get<FunctionDecl>();
-                    if (!Function)
-                      return false;
-                    Intended = isIntendedFunction(*Function);
-                    // Keep walking out of lambdas into the enclosing function.
-                    return Intended || !isa<CXXMethodDecl>(Function) ||
-                           !cast<CXXMethodDecl>(Function)->getParent()->isLambda();
-                  });
+  forEachAncestor(
+      DynTypedNode::create(Call), Context,
+      [&](const DynTypedNode &Parent, const DynTypedNode &) {
+        const auto *Function = Parent.get<FunctionDecl>();
+        if (!Function)
+          return false;
+        Intended = isIntendedFunction(*Function);
+        // Keep walking out of lambdas into the enclosing function.
+        return Intended || !isa<CXXMethodDecl>(Function) ||
+               !cast<CXXMethodDecl>(Function)->getParent()->isLambda();
+      });
   return Intended;
 }
 
@@ -319,8 +325,9 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
   bool InLoop = runsOnEveryLoopIteration(Call, Context);
-  StringRef Chosen = InLoop && !Alternative.InLoop.empty() ? Alternative.InLoop
-                                                           : Alternative.Default;
+  StringRef Chosen = InLoop && !Alternative.InLoop.empty()
+                         ? Alternative.InLoop
+                         : Alternative.Default;
   // 'opt.value_or(t.item())' reads even when 'opt' holds the value.
   std::string LazyDefault;
   if (const Expr *Optional = optionalWithDefaultFrom(Call, Context)) {
@@ -337,9 +344,9 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   }
   {
     auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
-                         "queued work| and waits for all work queued on the "
-                         "device|}2%select{|, on every loop iteration}3; "
-                         "consider %4")
+                          "queued work| and waits for all work queued on the "
+                          "device|}2%select{|, on every loop iteration}3; "
+                          "consider %4")
                 << Callee << Effect << static_cast<unsigned>(Wait) << InLoop
                 << Chosen;
     if (Fix)
@@ -421,7 +428,8 @@ void SyncCheckBase::registerMeasuredSyncMatchers(MatchFinder *Finder,
       this);
 }
 
-void SyncCheckBase::checkMeasuredSync(const CallExpr &Call, ASTContext &Context) {
+void SyncCheckBase::checkMeasuredSync(const CallExpr &Call,
+                                      ASTContext &Context) {
   const FunctionDecl *Callee = Call.getDirectCallee();
   if (!Callee)
     return;

@@ -1,4 +1,5 @@
-//===--- SyncCheckBase.h - what every torch-sync check shares --------------===//
+//===--- SyncCheckBase.h - what every torch-sync check shares
+//--------------===//
 //
 // The options, the filters and the message that all torch-sync checks share.
 // A check derives from SyncCheckBase, registers its matchers in
@@ -150,12 +151,14 @@ protected:
   /// The name a diagnostic gives the callee: the bare name of a member
   /// ('item', 'operator[]'), the qualified name of a free function
   /// ('at::equal').
-  static std::string calleeName(const CallExpr &Call, const FunctionDecl &Callee);
+  static std::string calleeName(const CallExpr &Call,
+                                const FunctionDecl &Callee);
 
   /// Compiles the semicolon-separated regular expressions of option
   /// \p OptionName; reports each invalid one as a configuration error and
   /// leaves it out.
-  std::vector<llvm::Regex> parseRegexList(StringRef OptionName, StringRef Value);
+  std::vector<llvm::Regex> parseRegexList(StringRef OptionName,
+                                          StringRef Value);
 
   /// The LibTorch version the code is analysed against, as major * 100 +
   /// minor (113 for 1.13, 211 for 2.11): the LibTorchVersion option when set;

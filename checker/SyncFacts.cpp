@@ -1,4 +1,5 @@
-//===--- SyncFacts.cpp - the table of synchronizing LibTorch calls ---------===//
+//===--- SyncFacts.cpp - the table of synchronizing LibTorch calls
+//---------===//
 //
 // The lookups over the generated table (SyncFactsTable.inc, made at build time
 // by checker/facts/generate_facts.py from the text files in checker/facts/).
@@ -71,7 +72,8 @@ std::string elementKind(QualType Type) {
 std::string parameterKind(QualType Type) {
   if (Type.isNull())
     return "o";
-  QualType Bare = Type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  QualType Bare =
+      Type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
   std::string Element = elementKind(Bare);
   if (!Element.empty())
     return Element;
@@ -84,11 +86,13 @@ std::string parameterKind(QualType Type) {
     std::string Inner = parameterKind(First);
     return Inner == "o" ? "o" : Inner + "?";
   }
-  if (Name == "OptionalArrayRef" && !First.isNull() && elementKind(First) == "i")
+  if (Name == "OptionalArrayRef" && !First.isNull() &&
+      elementKind(First) == "i")
     return "i[]?";
   // c10::ArrayRef<X> (IntArrayRef, SymIntArrayRef, TensorList),
   // c10::IListRef<Tensor> (ITensorListRef) and c10::List<optional<Tensor>>.
-  if ((Name == "ArrayRef" || Name == "IListRef" || Name == "List") && !First.isNull()) {
+  if ((Name == "ArrayRef" || Name == "IListRef" || Name == "List") &&
+      !First.isNull()) {
     std::string Inner = parameterKind(First);
     if (Inner == "i" || Inner == "T" || Inner == "T?")
       return Inner + "[]";
@@ -144,7 +148,8 @@ std::vector<std::string> declaredFunctionNames(SyncCategory Category) {
   return Names;
 }
 
-const SyncFact *findSyncFact(SyncCategory Category, const FunctionDecl &Callee) {
+const SyncFact *findSyncFact(SyncCategory Category,
+                             const FunctionDecl &Callee) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
   if (Method && isTensorClass(Method->getParent())) {
     // Operators have no identifier: "operator[]".

@@ -1,4 +1,5 @@
-//===--- SyncGuard.cpp - the flag a sync runs under -------------------------===//
+//===--- SyncGuard.cpp - the flag a sync runs under
+//-------------------------===//
 
 #include "SyncGuard.h"
 #include "DeviceInference.h"
@@ -83,9 +84,9 @@ std::optional<std::string> flagDescription(const Expr *Cond, bool Truth,
     E = Not->getSubExpr()->IgnoreParenImpCasts();
   }
   bool Plain = isPlainFlag(E);
-  if (!Plain && !(Context.getSourceManager().isMacroArgExpansion(
-                      Cond->getBeginLoc()) &&
-                  !mentionsTensor(Cond)))
+  if (!Plain &&
+      !(Context.getSourceManager().isMacroArgExpansion(Cond->getBeginLoc()) &&
+        !mentionsTensor(Cond)))
     return std::nullopt;
   PrintingPolicy Policy = Context.getPrintingPolicy();
   Policy.SuppressImplicitBase = true;
@@ -200,8 +201,9 @@ void ConditionalBranches::Else(SourceLocation Loc, SourceLocation IfLoc) {
     return;
   closeBranch(Loc);
   std::string Description = Stack.back().ElseDescription;
-  openBranch(Loc, Description.empty() ? std::nullopt
-                                      : std::optional<std::string>(Description));
+  openBranch(Loc, Description.empty()
+                      ? std::nullopt
+                      : std::optional<std::string>(Description));
 }
 
 void ConditionalBranches::Endif(SourceLocation Loc, SourceLocation IfLoc) {
@@ -271,8 +273,8 @@ GuardResult findGuard(const Stmt &Call, ASTContext &Context,
           (If->getThen() == Inner || If->getElse() == Inner))
         Needs(If->getCond(), If->getThen() == Inner);
     } else if (const auto *Choice = Parent.get<ConditionalOperator>()) {
-      if (Inner && (Choice->getTrueExpr() == Inner ||
-                    Choice->getFalseExpr() == Inner))
+      if (Inner &&
+          (Choice->getTrueExpr() == Inner || Choice->getFalseExpr() == Inner))
         Needs(Choice->getCond(), Choice->getTrueExpr() == Inner);
     } else if (const auto *Logical = Parent.get<BinaryOperator>()) {
       if (Inner && Logical->isLogicalOp() && Logical->getRHS() == Inner)
@@ -281,8 +283,8 @@ GuardResult findGuard(const Stmt &Call, ASTContext &Context,
     Child = Parent;
   }
   if (!Result.Guard && Branches && Within)
-    if (const SyncGuard *Branch =
-            Branches->branchAround(Call.getBeginLoc(), Within->getSourceRange()))
+    if (const SyncGuard *Branch = Branches->branchAround(
+            Call.getBeginLoc(), Within->getSourceRange()))
       Result.Guard = *Branch;
   return Result;
 }

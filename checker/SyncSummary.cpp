@@ -1,4 +1,5 @@
-//===--- SyncSummary.cpp - the syncs a call of a function reaches -----------===//
+//===--- SyncSummary.cpp - the syncs a call of a function reaches
+//-----------===//
 
 #include "SyncSummary.h"
 #include "clang/AST/ASTContext.h"
@@ -279,9 +280,9 @@ void SyncSummaries::visit(Node &N) {
   }
 }
 
-std::optional<SyncPath> SyncSummaries::reachedSync(const CallExpr &Call,
-                                                   const FunctionDecl &Definition,
-                                                   bool UnknownDevice) {
+std::optional<SyncPath>
+SyncSummaries::reachedSync(const CallExpr &Call, const FunctionDecl &Definition,
+                           bool UnknownDevice) {
   Node &N = node(Definition);
   if (!N.Visited)
     visit(N);
@@ -316,12 +317,13 @@ bool SyncSummaries::runsOnlyWithUnsetOption(const CallExpr &Sync,
       recordType(hasDeclaration(namedDecl(hasName("nullopt_t"))))));
   auto UnsetTest = cxxOperatorCallExpr(
       hasOverloadedOperatorName("=="),
-      hasArgument(0, ignoringImplicit(cxxMemberCallExpr(
-                         argumentCountIs(0),
-                         callee(cxxMethodDecl().bind("getter")),
-                         on(memberExpr(member(fieldDecl(hasName("options")))))))),
+      hasArgument(
+          0, ignoringImplicit(cxxMemberCallExpr(
+                 argumentCountIs(0), callee(cxxMethodDecl().bind("getter")),
+                 on(memberExpr(member(fieldDecl(hasName("options")))))))),
       hasArgument(1, expr(hasType(NulloptType))));
-  auto Inside = anyOf(equalsNode(&Sync), hasDescendant(stmt(equalsNode(&Sync))));
+  auto Inside =
+      anyOf(equalsNode(&Sync), hasDescendant(stmt(equalsNode(&Sync))));
   for (const BoundNodes &Nodes :
        match(findAll(ifStmt(hasCondition(UnsetTest), hasThen(stmt(Inside)))),
              Body, Context)) {
@@ -338,7 +340,9 @@ bool SyncSummaries::runsOnlyWithUnsetOption(const CallExpr &Sync,
     // ('TORCH_ARG(c10::optional<double>, momentum) = 0.1').
     const Expr *Default = Field ? Field->getInClassInitializer() : nullptr;
     if (!Default ||
-        !Default->IgnoreUnlessSpelledInSource()->getType()->isArithmeticType() ||
+        !Default->IgnoreUnlessSpelledInSource()
+             ->getType()
+             ->isArithmeticType() ||
         mayUnsetOption(*Field))
       continue;
     return true;
@@ -351,10 +355,11 @@ bool SyncSummaries::mayUnsetOption(const FieldDecl &Field) {
   if (Cached != OptionsMaybeUnset.end())
     return Cached->second;
   StringRef Name = Field.getName().drop_back(); // 'momentum_' -> 'momentum'
-  auto Accessor = cxxMemberCallExpr(
-                      callee(cxxMethodDecl(hasName(Name),
-                                           ofClass(equalsNode(Field.getParent())))))
-                      .bind("call");
+  auto Accessor =
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasName(Name),
+                               ofClass(equalsNode(Field.getParent())))))
+          .bind("call");
   bool MayUnset = false;
   for (const Decl *D : Context.getTranslationUnitDecl()->decls()) {
     if (MayUnset)

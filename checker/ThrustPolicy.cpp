@@ -1,4 +1,5 @@
-//===--- ThrustPolicy.cpp - where a Thrust algorithm call runs -------------===//
+//===--- ThrustPolicy.cpp - where a Thrust algorithm call runs
+//-------------===//
 
 #include "ThrustPolicy.h"
 #include "clang/AST/DeclCXX.h"
@@ -43,7 +44,8 @@ recordAndBases(const CXXRecordDecl &Record) {
     if (!Current || Records.size() > 32)
       continue;
     for (const CXXBaseSpecifier &Base : Current->bases())
-      if (const CXXRecordDecl *BaseRecord = Base.getType()->getAsCXXRecordDecl())
+      if (const CXXRecordDecl *BaseRecord =
+              Base.getType()->getAsCXXRecordDecl())
         if (!llvm::is_contained(Records, BaseRecord))
           Records.push_back(BaseRecord);
   }
@@ -60,7 +62,8 @@ ThrustPolicy policyOfRecord(const CXXRecordDecl &Record) {
     StringRef Name = R->getName();
     if (isThrustRecordIn(*R, {"cuda_cub"})) {
       // par_nosync_t and what its '.on(stream)' returns.
-      if (Name == "par_nosync_t" || Name.starts_with("execute_on_stream_nosync"))
+      if (Name == "par_nosync_t" ||
+          Name.starts_with("execute_on_stream_nosync"))
         NoSync = true;
       if (Name == "execution_policy")
         Cuda = true;

@@ -1,4 +1,5 @@
-//===--- TorchSyncTidyModule.cpp - the torch-sync clang-tidy module --------===//
+//===--- TorchSyncTidyModule.cpp - the torch-sync clang-tidy module
+//--------===//
 //
 // Registers the torch-sync-* checks, in alphabetical order.
 //
@@ -27,7 +28,8 @@ public:
   void addCheckFactories(ClangTidyCheckFactories &CheckFactories) override {
     CheckFactories.registerCheck<BooleanMaskCheck>("torch-sync-boolean-mask");
     CheckFactories.registerCheck<DeviceIndexCheck>("torch-sync-device-index");
-    CheckFactories.registerCheck<DeviceToHostCheck>("torch-sync-device-to-host");
+    CheckFactories.registerCheck<DeviceToHostCheck>(
+        "torch-sync-device-to-host");
     CheckFactories.registerCheck<DynamicShapeCheck>("torch-sync-dynamic-shape");
     CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");

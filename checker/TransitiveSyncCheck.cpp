@@ -1,4 +1,5 @@
-//===--- TransitiveSyncCheck.cpp - torch-sync-transitive -------------------===//
+//===--- TransitiveSyncCheck.cpp - torch-sync-transitive
+//-------------------===//
 
 #include "TransitiveSyncCheck.h"
 #include "EnclosingContext.h"
@@ -131,7 +132,8 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
     return;
   // Direct syncs are the other checks' findings; a callee in
   // IntendedSyncFunctions syncs on purpose, and so does a call to it.
-  const FunctionDecl *Definition = summaries(Context).followedDefinition(*Callee);
+  const FunctionDecl *Definition =
+      summaries(Context).followedDefinition(*Callee);
   if (!Definition || !isReportablePlace(*Call, Context))
     return;
   std::optional<SyncPath> Path = summaries(Context).reachedSync(
@@ -141,12 +143,13 @@ void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
     report(*Call, *Callee, *Path, Context);
 }
 
-void TransitiveSyncCheck::report(const CallExpr &Call, const FunctionDecl &Callee,
+void TransitiveSyncCheck::report(const CallExpr &Call,
+                                 const FunctionDecl &Callee,
                                  const SyncPath &Path, ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
   const FunctionDecl *Next = Path.Through->getDirectCallee();
-  std::string Inner = Path.Levels == 1 || !Next ? Path.SyncName
-                                                : functionName(*Next, SM);
+  std::string Inner =
+      Path.Levels == 1 || !Next ? Path.SyncName : functionName(*Next, SM);
   // What the sync inside waits for (a stream, an event, the device) is the
   // note's to say: the call blocks the host as long as that sync does.
   std::string Effect = "calls '" + Inner + "' in its body";
@@ -157,7 +160,8 @@ void TransitiveSyncCheck::report(const CallExpr &Call, const FunctionDecl &Calle
              "a variant that keeps the value on the device, or calling it "
              "outside the hot path",
              Context, std::nullopt, HostWait::StatedInEffect);
-  if (const FunctionDecl *Instantiation = enclosingInstantiation(Call, Context)) {
+  if (const FunctionDecl *Instantiation =
+          enclosingInstantiation(Call, Context)) {
     std::string Name;
     llvm::raw_string_ostream OS(Name);
     Instantiation->getNameForDiagnostic(OS, Context.getPrintingPolicy(),

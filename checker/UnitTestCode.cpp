@@ -1,8 +1,6 @@
 //===--- UnitTestCode.cpp - the bodies of unit tests and their helpers ----===//
 
 #include "UnitTestCode.h"
-#include "llvm/ADT/SmallString.h"
-#include "llvm/Support/Path.h"
 #include "EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -10,6 +8,8 @@
 #include "clang/AST/Type.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 #include <functional>
 
 namespace clang::tidy::torch_sync {
@@ -31,11 +31,14 @@ const char DefaultUnitTestMacros[] =
     "TEST_CASE_FIXTURE;TEST_CASE_TEMPLATE;TEST_CASE_TEMPLATE_DEFINE;"
     "TEST_CASE_CLASS;SCENARIO_TEMPLATE;SCENARIO_TEMPLATE_DEFINE;"
     "DOCTEST_TEST_CASE;DOCTEST_TEST_CASE_FIXTURE;DOCTEST_TEST_CASE_TEMPLATE;"
-    "DOCTEST_TEST_CASE_TEMPLATE_DEFINE;DOCTEST_TEST_CASE_CLASS;DOCTEST_SCENARIO;"
+    "DOCTEST_TEST_CASE_TEMPLATE_DEFINE;DOCTEST_TEST_CASE_CLASS;DOCTEST_"
+    "SCENARIO;"
     "DOCTEST_SCENARIO_TEMPLATE;DOCTEST_SCENARIO_TEMPLATE_DEFINE;"
     // Boost.Test.
-    "BOOST_AUTO_TEST_CASE;BOOST_FIXTURE_TEST_CASE;BOOST_AUTO_TEST_CASE_TEMPLATE;"
-    "BOOST_FIXTURE_TEST_CASE_TEMPLATE;BOOST_DATA_TEST_CASE;BOOST_DATA_TEST_CASE_F;"
+    "BOOST_AUTO_TEST_CASE;BOOST_FIXTURE_TEST_CASE;BOOST_AUTO_TEST_CASE_"
+    "TEMPLATE;"
+    "BOOST_FIXTURE_TEST_CASE_TEMPLATE;BOOST_DATA_TEST_CASE;BOOST_DATA_TEST_"
+    "CASE_F;"
     "BOOST_TEST_CASE_TEMPLATE_FUNCTION";
 
 namespace {
@@ -71,8 +74,8 @@ bool derivesFromGTestTest(const CXXRecordDecl &Class, unsigned Depth = 0) {
     return false;
   for (const CXXBaseSpecifier &Base : Definition->bases()) {
     const CXXRecordDecl *BaseDecl = baseClass(Base.getType());
-    if (BaseDecl && (isGTestTest(*BaseDecl) ||
-                     derivesFromGTestTest(*BaseDecl, Depth + 1)))
+    if (BaseDecl &&
+        (isGTestTest(*BaseDecl) || derivesFromGTestTest(*BaseDecl, Depth + 1)))
       return true;
   }
   return false;
@@ -182,8 +185,9 @@ bool UnitTestCode::inTestFolder(SourceLocation Loc, const SourceManager &SM) {
   llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
   StringRef Folder = llvm::sys::path::parent_path(Path);
   for (unsigned Level = 0; Level < 3 && !Folder.empty(); ++Level) {
-    if (llvm::is_contained({"test", "tests", "testing", "unittest", "unittests"},
-                           llvm::sys::path::filename(Folder).lower()))
+    if (llvm::is_contained(
+            {"test", "tests", "testing", "unittest", "unittests"},
+            llvm::sys::path::filename(Folder).lower()))
       return true;
     Folder = llvm::sys::path::parent_path(Folder);
   }

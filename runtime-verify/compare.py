@@ -218,7 +218,8 @@ def main():
         units = [{"directory": root, "file": os.path.join(root, s["source"]),
                   "arguments": ["clang++"] + flags_of(s["source"]) + ["-c", os.path.join(root, s["source"])]}
                  for s in samples.values()]
-        store = torch_pch.Store(args.pch_dir, clangxx, log=lambda m, error=False: print("compare: " + m, file=sys.stderr))
+        store = torch_pch.Store(args.pch_dir, clangxx,
+                                log=lambda m, error=False: print("compare: " + m, file=sys.stderr))
         planned, stats = torch_pch.plan(units, store, root, jobs=max(1, args.jobs))
         print("compare: " + torch_pch.summary_line(stats), file=sys.stderr)
         pch_of = {f: p["pch"] for f, p in planned.items() if "pch" in p}

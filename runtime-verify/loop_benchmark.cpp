@@ -304,8 +304,9 @@ void writeJson(const std::filesystem::path &path, const std::vector<LoopReport> 
       << "  \"matrix_size\": " << matrixSize << ",\n"
       << "  \"products_per_iteration\": " << kProductsPerStep << ",\n"
       << "  \"warm_up_iterations\": " << kWarmUpIterations << ",\n"
-      << "  \"gpu_busy\": " << jsonString("union of the Kineto CONCURRENT_KERNEL, GPU_MEMCPY and GPU_MEMSET "
-                                          "activities within the measured window")
+      << "  \"gpu_busy\": "
+      << jsonString("union of the Kineto CONCURRENT_KERNEL, GPU_MEMCPY and GPU_MEMSET "
+                    "activities within the measured window")
       << ",\n"
       << "  \"loops\": {\n";
   for (size_t i = 0; i < reports.size(); ++i) {

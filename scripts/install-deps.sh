@@ -23,9 +23,11 @@ versions=("$@")
 #   module reads the whole trace at once).
 # catch2, doctest-dev: the unit-test frameworks whose test bodies the checks leave alone (IgnoreUnitTests),
 #   tested on their real headers (header-only).
+# flake8, clang-format-N (the first release given): scripts/test.sh checks the project's own Python and C++
+#   against .flake8 and checker/.clang-format, runtime-verify/.clang-format.
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
           libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson
-          catch2 doctest-dev)
+          catch2 doctest-dev flake8 "clang-format-${versions[0]}")
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done

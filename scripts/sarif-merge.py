@@ -66,8 +66,9 @@ def merge(logs, srcroot):
             known.setdefault(rule["id"], rule)
         for result in run["results"]:
             loc = (result.get("locations") or [{}])[0].get("physicalLocation", {})
-            key = json.dumps([result["ruleId"], result["message"]["text"], loc.get("artifactLocation", {}).get("uri", ""),
-                              loc.get("region", {}), result.get("relatedLocations", [])], sort_keys=True)
+            key = json.dumps([result["ruleId"], result["message"]["text"],
+                              loc.get("artifactLocation", {}).get("uri", ""), loc.get("region", {}),
+                              result.get("relatedLocations", [])], sort_keys=True)
             if key in seen:
                 continue
             seen.add(key)
@@ -97,7 +98,8 @@ def merge(logs, srcroot):
         where = None
         if artifact and "region" in loc:
             uri = urllib.parse.unquote(artifact["uri"])
-            path = os.path.join(srcroot, uri) if "uriBaseId" in artifact else urllib.parse.urlparse(artifact["uri"]).path
+            path = (os.path.join(srcroot, uri) if "uriBaseId" in artifact
+                    else urllib.parse.urlparse(artifact["uri"]).path)
             try:
                 writer.sources.line_column(path, 0)  # reads the file
             except tidy_to_sarif.InputError as e:

@@ -911,9 +911,10 @@ def run_facts_pass(a, tool, units, dbdir, make_config, cache, frag, analysed=(),
     config = make_config("-*,torch-sync-project-facts", collect)
     both = make_config(a.checks + ",torch-sync-project-facts",
                        collect + [("ProjectFactsQueryDirectory", qdir)]) if analysed else None
-    jobs = [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + (both if e["file"] in analysed else config)] +
-             ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]], e["directory"],
-             a.timeout) for e in units]
+    jobs = [(e["file"],
+             tool + ["-p", dbdir, "--quiet", "--config=" + (both if e["file"] in analysed else config)] +
+             ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]],
+             e["directory"], a.timeout) for e in units]
     print("scan-project: project facts: collecting over %d translation units%s" % (
         len(units), ", analysing %d of them in the same run" % len(analysed) if analysed else ""), file=sys.stderr)
     hits = 0
@@ -1085,7 +1086,8 @@ def markdown(r):
         L.append("- CUDA units: the host prelude `%s` force-included; %s" % (
             cc["prelude"], "%d kernel launch(es) written with spaced chevrons ('<< <' ... '>> >', which nvcc takes) "
             "in %d file(s) read in token form through the file system overlay `%s` (the sources unchanged)" % (
-                cc["launches"], cc["files"], cc["overlay"]) if cc["overlay"] else "no kernel launch with spaced chevrons"))
+                cc["launches"], cc["files"], cc["overlay"])
+            if cc["overlay"] else "no kernel launch with spaced chevrons"))
     p = r.get("precompiled_headers")
     if p is None:
         L.append("- precompiled LibTorch headers: off")
@@ -1109,10 +1111,12 @@ def markdown(r):
                                              ("analysis", "scan_wall_seconds")) if k in s))
     for n in r["notices"]:
         L.append("- notice: %s" % n)
-    L += ["", "## Summary", "", "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
+    L += ["", "## Summary", "",
+          "| translation units | analysed | failed to parse | crashed | timed out | findings | scan wall time |",
           "|---|---|---|---|---|---|---|",
-          "| %d | %d | %d | %d | %d | %d | %.1f s |" % (s["translation_units"], s["analysed"], s["parse_errors"],
-                                                      s["crashes"], s["timeouts"], s["findings"], s["scan_wall_seconds"])]
+          "| %d | %d | %d | %d | %d | %d | %.1f s |" % (
+              s["translation_units"], s["analysed"], s["parse_errors"], s["crashes"], s["timeouts"], s["findings"],
+              s["scan_wall_seconds"])]
     t = r["timing"]
     if t:
         L += ["", "## Wall time against clang++ -fsyntax-only", "",
@@ -1182,7 +1186,8 @@ def cmd_merge_reports(a):
     problems, tus, seen_tus, findings, notices = [], [], set(), {}, []
     counts = {r["shard"]["count"] for r in reports if r.get("shard") and "count" in r["shard"]}
     if len(counts) > 1:
-        problems.append("the reports come from shard sets of different sizes (%s)" % ", ".join(map(str, sorted(counts))))
+        problems.append("the reports come from shard sets of different sizes (%s)"
+                        % ", ".join(map(str, sorted(counts))))
     for n in counts:
         have = {r["shard"]["index"] for r in reports if (r.get("shard") or {}).get("count") == n}
         missing = sorted(set(range(1, n + 1)) - have)

@@ -38,6 +38,19 @@ for v in "${versions[@]}"; do
 done
 
 status=0
+# The project's own code: Python against .flake8, C++ against checker/.clang-format and
+# runtime-verify/.clang-format (the files git tracks; test inputs and samples, whose lines the
+# tests name, are not formatted).
+cd "$repo"
+if git ls-files '*.py' scripts/torch-sync-trace | xargs flake8 &&
+   git ls-files 'checker/*.cpp' 'checker/*.h' 'runtime-verify/*.cpp' 'runtime-verify/*.h' 'runtime-verify/*.cu' |
+     xargs "clang-format-${versions[0]}" --dry-run --Werror; then
+  echo "test: lint: flake8 and clang-format-${versions[0]} found nothing"
+else
+  echo "test: FAILED: lint (above): run flake8, and clang-format-${versions[0]} -i on the files it names" >&2
+  status=1
+fi
+stage_done "lint"
 for v in "${versions[@]}"; do
   echo "test: LLVM $v"
   ctest --test-dir "$build_root/llvm-$v" --output-on-failure -j "$(nproc)" || status=1

@@ -672,8 +672,8 @@ def plan(units, store, root, before=(), after=(), jobs=2, min_units=2, rounds=3)
             break
     for g in groups.values():
         for u in g["units"]:
-            result[u["file"]] = {"reason": u.get("why") or
-                                 "the only unit with its compile command (a precompiled header would cost more than it saves)"}
+            result[u["file"]] = {"reason": u.get("why") or (
+                "the only unit with its compile command (a precompiled header would cost more than it saves)")}
     for r in result.values():
         if "pch" in r:
             stats["with"] += 1

@@ -90,8 +90,11 @@ config.substitutions.append(("%llvm_major", config.llvm_version_major))
 # CMake has not re-run on since): the tests that use them fail, on a value that says so; the
 # other tests still run.
 stale_site = "lit.site.cfg.py-predates-this-setting--re-run-cmake"
+
+
 def site_setting(name):
     return getattr(config, name, None)
+
 
 # The LLVM release of this build, for tests that configure torch-sync with CMake.
 config.substitutions.append(("%llvm_dir", site_setting("llvm_dir") or stale_site))

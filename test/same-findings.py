@@ -30,7 +30,8 @@ def main():
     if printed == scanned:
         print("same findings: %d" % len(printed))
         return 0
-    for label, diff in (("only in %s" % sys.argv[1], printed - scanned), ("only in %s" % sys.argv[2], scanned - printed)):
+    for label, diff in (("only in %s" % sys.argv[1], printed - scanned),
+                        ("only in %s" % sys.argv[2], scanned - printed)):
         for d in sorted(diff):
             print("%s: %s:%d:%d: [%s] %s" % ((label,) + d[:4] + (d[4],)))
     return 1

@@ -262,7 +262,7 @@ def census_texts(table, rules, overload):
 
 
 def fact_named(table, name):
-    """The fact that fact_name() names \p name."""
+    """The fact that fact_name() names name."""
     return next(f for f in table["facts"] if fact_name(f) == name)
 
 

@@ -1,4 +1,5 @@
-//===--- TorchSyncClangdMain.cpp - torch-sync-clangd -----------------------===//
+//===--- TorchSyncClangdMain.cpp - torch-sync-clangd
+//-----------------------===//
 //
 // torch-sync-clangd is clangd with the torch-sync clang-tidy module linked in:
 // it takes clangd's flags and runs the torch-sync-* checks that a .clangd file
@@ -19,4 +20,6 @@ int clangdMain(int argc, char *argv[]);
 } // namespace clangd
 } // namespace clang
 
-int main(int argc, char *argv[]) { return clang::clangd::clangdMain(argc, argv); }
+int main(int argc, char *argv[]) {
+  return clang::clangd::clangdMain(argc, argv);
+}

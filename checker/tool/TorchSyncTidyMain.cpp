@@ -1,4 +1,5 @@
-//===--- TorchSyncTidyMain.cpp - torch-sync-tidy ---------------------------===//
+//===--- TorchSyncTidyMain.cpp - torch-sync-tidy
+//---------------------------===//
 //
 // torch-sync-tidy is clang-tidy with the torch-sync module linked in: it takes
 // clang-tidy's flags, runs all of clang-tidy's own checks and the torch-sync-*
@@ -40,8 +41,8 @@ std::optional<std::string> buildPathArgument(int argc, const char **argv) {
 int main(int argc, const char **argv) {
   if (std::optional<std::string> BuildPath = buildPathArgument(argc, argv)) {
     std::string Error;
-    if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(*BuildPath,
-                                                                      Error)) {
+    if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(
+            *BuildPath, Error)) {
       llvm::errs() << "torch-sync-tidy: error: no compilation database "
                       "(compile_commands.json) in '"
                    << *BuildPath

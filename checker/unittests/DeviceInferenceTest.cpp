@@ -35,13 +35,13 @@ constexpr DeviceKind Unspecified = DeviceKind::Unspecified;
 class Snippet {
 public:
   explicit Snippet(const std::string &Code) {
-    std::vector<std::string> Args = {"-std=c++17", "-fsyntax-only",
-                                     "-isystem", TORCH_SYNC_UNIT_INPUTS};
-    Unit = tooling::buildASTFromCodeWithArgs(
-        "#include \"mock-torch.h\"\n"
-        "void sink(const at::Tensor &);\n" +
-            Code,
-        Args, "input.cc");
+    std::vector<std::string> Args = {"-std=c++17", "-fsyntax-only", "-isystem",
+                                     TORCH_SYNC_UNIT_INPUTS};
+    Unit =
+        tooling::buildASTFromCodeWithArgs("#include \"mock-torch.h\"\n"
+                                          "void sink(const at::Tensor &);\n" +
+                                              Code,
+                                          Args, "input.cc");
     EXPECT_TRUE(Unit) << "the snippet does not parse";
     EXPECT_FALSE(Unit->getDiagnostics().hasErrorOccurred())
         << "the snippet has errors:\n"
@@ -54,11 +54,10 @@ public:
 
   /// The argument of the \p Index-th call to 'sink', in source order.
   const Expr *sinkArg(unsigned Index) {
-    auto Found = match(
-        translationUnitDecl(forEachDescendant(
-            callExpr(callee(functionDecl(hasName("sink"))),
-                     hasArgument(0, expr().bind("arg"))))),
-        *context().getTranslationUnitDecl(), context());
+    auto Found = match(translationUnitDecl(forEachDescendant(
+                           callExpr(callee(functionDecl(hasName("sink"))),
+                                    hasArgument(0, expr().bind("arg"))))),
+                       *context().getTranslationUnitDecl(), context());
     std::vector<const Expr *> Args;
     for (const BoundNodes &Nodes : Found)
       Args.push_back(Nodes.getNodeAs<Expr>("arg"));
@@ -78,18 +77,18 @@ public:
 
   /// The variable (or parameter) named \p Name in the main file.
   const VarDecl *var(StringRef Name) {
-    auto Found = match(findAll(varDecl(hasName(Name), isExpansionInMainFile())
-                                   .bind("var")),
-                       *context().getTranslationUnitDecl(), context());
+    auto Found = match(
+        findAll(varDecl(hasName(Name), isExpansionInMainFile()).bind("var")),
+        *context().getTranslationUnitDecl(), context());
     EXPECT_EQ(Found.size(), 1u) << "variable " << Name.str();
     return Found.empty() ? nullptr : Found[0].getNodeAs<VarDecl>("var");
   }
 
   /// The function named \p Name in the main file (its definition if any).
   const FunctionDecl *function(StringRef Name) {
-    auto Found = match(
-        findAll(functionDecl(hasName(Name), isDefinition()).bind("f")),
-        *context().getTranslationUnitDecl(), context());
+    auto Found =
+        match(findAll(functionDecl(hasName(Name), isDefinition()).bind("f")),
+              *context().getTranslationUnitDecl(), context());
     EXPECT_FALSE(Found.empty()) << "function " << Name.str();
     return Found.empty() ? nullptr : Found[0].getNodeAs<FunctionDecl>("f");
   }
@@ -160,10 +159,11 @@ TEST(DeviceLattice, DeviceFromString) {
 
 TEST(DeviceLattice, DeviceFromEnumerator) {
   Snippet S("int x;");
-  auto Found = match(
-      findAll(enumConstantDecl(hasAncestor(enumDecl(hasName("::c10::DeviceType"))))
-                  .bind("e")),
-      *S.context().getTranslationUnitDecl(), S.context());
+  auto Found =
+      match(findAll(enumConstantDecl(
+                        hasAncestor(enumDecl(hasName("::c10::DeviceType"))))
+                        .bind("e")),
+            *S.context().getTranslationUnitDecl(), S.context());
   ASSERT_EQ(Found.size(), 2u);
   for (const BoundNodes &Nodes : Found) {
     const auto *E = Nodes.getNodeAs<EnumConstantDecl>("e");
@@ -341,8 +341,8 @@ TEST(DeviceGuards, Helpers) {
       if (t.is_cuda()) { sink(t); }
     }
   )cpp");
-  auto Ifs = match(findAll(ifStmt().bind("if")),
-                   *S.function("f")->getBody(), S.context());
+  auto Ifs = match(findAll(ifStmt().bind("if")), *S.function("f")->getBody(),
+                   S.context());
   ASSERT_EQ(Ifs.size(), 2u);
   const auto *First = Ifs[0].getNodeAs<IfStmt>("if");
   const auto *Second = Ifs[1].getNodeAs<IfStmt>("if");

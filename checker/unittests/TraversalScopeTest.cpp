@@ -47,9 +47,8 @@ std::unique_ptr<ASTUnit> parse() {
 /// The only node of type \p NodeT that \p M binds as "node" in the unit.
 template <typename NodeT, typename MatcherT>
 const NodeT *only(ASTContext &Context, const MatcherT &M) {
-  auto Found =
-      match(translationUnitDecl(forEachDescendant(M.bind("node"))),
-            *Context.getTranslationUnitDecl(), Context);
+  auto Found = match(translationUnitDecl(forEachDescendant(M.bind("node"))),
+                     *Context.getTranslationUnitDecl(), Context);
   EXPECT_EQ(Found.size(), 1u);
   return Found.empty() ? nullptr : Found[0].template getNodeAs<NodeT>("node");
 }

@@ -19,7 +19,6 @@ overload it was running, which is recorded as "crashed" or "hung".
 import argparse
 import ctypes
 import json
-import math
 import os
 import re
 import subprocess
@@ -312,7 +311,8 @@ class Worker:
             if not ok:
                 return
             out_names = [a.name for a in schema.arguments if a.is_out]
-            desc = ", ".join([describe(a, torch) for a in args] + [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
+            desc = ", ".join([describe(a, torch) for a in args] +
+                             [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
             yield f"schema {label}: {desc}", args, kwargs, out_names, False
 
     def value_for(self, name, t, make):
@@ -422,7 +422,8 @@ class Worker:
         by_name = {a.name: a for a in schema.arguments}
         for name, value in kwargs.items():
             a = by_name.get(name)
-            if a is not None and schema_type(schema, a).startswith("Tensor") and not schema_type(schema, a).endswith("[]"):
+            type_ = schema_type(schema, a) if a is not None else ""
+            if type_.startswith("Tensor") and not type_.endswith("[]"):
                 t = as_tensor(value)
                 if t is not None:
                     new_kwargs[name], changed = t, True
@@ -532,7 +533,7 @@ def parent_main(args):
 
     def done_names(p):
         with open(p["results"]) as f:
-            return [json.loads(l)["overload"] for l in f if l.strip()]
+            return [json.loads(line)["overload"] for line in f if line.strip()]
 
     def start(p):
         finished = set(done_names(p))
@@ -580,7 +581,8 @@ def parent_main(args):
                 p["proc"] = None
                 continue
             # Crashed (or hung) on the overload it was running; a fatal CUDA error was recorded already.
-            current = open(p["results"] + ".current").read().strip() if os.path.exists(p["results"] + ".current") else ""
+            marker = p["results"] + ".current"
+            current = open(marker).read().strip() if os.path.exists(marker) else ""
             if current and current not in set(done_names(p)):
                 with open(p["results"], "a") as f:
                     f.write(json.dumps({"overload": current, "kernel": dict(overloads).get(current, ""), "cases": [],

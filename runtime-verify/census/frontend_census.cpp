@@ -1,12 +1,11 @@
 // frontend_census: the C++ half of the census. Measures the public LibTorch C++ functions whose bodies are
 // compiled into libtorch (optimizer steps, serialization, nn modules, Module::to, at::tensor), the CUDA
-// runtime and driver calls that may synchronize implicitly, and Thrust's algorithms (thrust_cases.cu), with the same signals as census.py: a GPU sleep
-// queued first (did the host wait for it?), the CUDA calls made (cupti_counter.cpp), and the sync debug mode.
+// runtime and driver calls that may synchronize implicitly, and Thrust's algorithms (thrust_cases.cu), with
+// the same signals as census.py: a GPU sleep queued first (did the host wait for it?), the CUDA calls made
+// (cupti_counter.cpp), and the sync debug mode.
 //
 // Usage: frontend_census OUT.jsonl     (one JSON object per measured function)
 // Each function is called once to warm up, then measured once; set-up and tear-down are not measured.
-#include <torch/torch.h>
-#include <torch/script.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/Sleep.h>
@@ -15,6 +14,8 @@
 #include <c10/util/Exception.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <torch/script.h>
+#include <torch/torch.h>
 
 #include "thrust_cases.h"
 
@@ -119,9 +120,10 @@ std::string measure(const Entry &e, double sleepMs) {
   c10::cuda::device_synchronize();
   bool waited = done && hostMs >= 0.8 * sleepMs;
   std::ostringstream line;
-  line << "{\"group\": \"" << e.group << "\", \"function\": \"" << escape(e.function) << "\", \"arguments\": \""
-       << escape(e.arguments) << "\", \"waited\": " << (waited ? "true" : "false") << ", \"host_ms\": " << hostMs
-       << ", \"sleep_ms\": " << sleepMs << ", \"sdm\": " << sdm.count << ", \"seen\": " << seen;
+  line << "{\"group\": \"" << e.group << "\", \"function\": \"" << escape(e.function)
+       << "\", \"arguments\": \"" << escape(e.arguments) << "\", \"waited\": " << (waited ? "true" : "false")
+       << ", \"host_ms\": " << hostMs << ", \"sleep_ms\": " << sleepMs << ", \"sdm\": " << sdm.count
+       << ", \"seen\": " << seen;
   if (!error.empty())
     line << ", \"error\": \"" << escape(error.substr(0, 300)) << "\"";
   line << "}";
@@ -142,8 +144,9 @@ Entry optimizerEntry(const std::string &name, Options options) {
           [opt] { opt->step(); }};
 }
 
-template <typename M, typename... A> Entry moduleEntry(const std::string &name, const std::string &args,
-                                                       M module, std::function<torch::Tensor()> input) {
+template <typename M, typename... A>
+Entry moduleEntry(const std::string &name, const std::string &args, M module,
+                  std::function<torch::Tensor()> input) {
   module->to(torch::kCUDA);
   auto x = std::make_shared<torch::Tensor>(input());
   return {"nn", "torch::nn::" + name + "::forward", args, [module, x] mutable { (void)module->forward(*x); }};
@@ -202,10 +205,11 @@ std::vector<Entry> entries() {
                     [pickled] mutable { (void)torch::pickle_load(*pickled); }});
     auto model = torch::nn::Linear(64, 64);
     model->to(torch::kCUDA);
-    list.push_back({"serialize", "torch::save", "a CUDA torch::nn::Linear(64, 64), to a stream", [model] mutable {
-                      std::ostringstream os;
-                      torch::save(model, os);
-                    }});
+    list.push_back(
+        {"serialize", "torch::save", "a CUDA torch::nn::Linear(64, 64), to a stream", [model] mutable {
+           std::ostringstream os;
+           torch::save(model, os);
+         }});
   }
 
   // Modules whose forward is compiled into libtorch.
@@ -214,30 +218,37 @@ std::vector<Entry> entries() {
   list.push_back(moduleEntry("Linear", "input [8, 64]", torch::nn::Linear(64, 32),
                              [] mutable { return torch::randn({8, 64}, torch::kCUDA); }));
   list.push_back(moduleEntry("Conv2d", "input [2, 3, 16, 16]", torch::nn::Conv2d(3, 4, 3), img));
-  list.push_back(moduleEntry("BatchNorm2d", "input [2, 3, 16, 16], training", torch::nn::BatchNorm2d(3), img));
+  list.push_back(
+      moduleEntry("BatchNorm2d", "input [2, 3, 16, 16], training", torch::nn::BatchNorm2d(3), img));
   list.push_back(moduleEntry("LayerNorm", "input [2, 3, 16, 16]",
                              torch::nn::LayerNorm(torch::nn::LayerNormOptions({16})), img));
-  list.push_back(moduleEntry("Embedding", "indices [4, 5]", torch::nn::Embedding(10, 8),
-                             [] mutable { return torch::zeros({4, 5}, torch::dtype(torch::kLong).device(torch::kCUDA)); }));
-  list.push_back(moduleEntry("EmbeddingBag", "indices [4, 5]", torch::nn::EmbeddingBag(10, 8),
-                             [] mutable { return torch::zeros({4, 5}, torch::dtype(torch::kLong).device(torch::kCUDA)); }));
+  list.push_back(moduleEntry("Embedding", "indices [4, 5]", torch::nn::Embedding(10, 8), [] mutable {
+    return torch::zeros({4, 5}, torch::dtype(torch::kLong).device(torch::kCUDA));
+  }));
+  list.push_back(moduleEntry("EmbeddingBag", "indices [4, 5]", torch::nn::EmbeddingBag(10, 8), [] mutable {
+    return torch::zeros({4, 5}, torch::dtype(torch::kLong).device(torch::kCUDA));
+  }));
   list.push_back(moduleEntry("Dropout", "input [2, 3, 16, 16]", torch::nn::Dropout(0.5), img));
   list.push_back(moduleEntry("MaxPool2d", "input [2, 3, 16, 16]", torch::nn::MaxPool2d(2), img));
-  list.push_back(moduleEntry("AdaptiveAvgPool2d", "input [2, 3, 16, 16]", torch::nn::AdaptiveAvgPool2d(4), img));
-  list.push_back(moduleEntry("Upsample", "input [2, 3, 16, 16], scale 2",
-                             torch::nn::Upsample(torch::nn::UpsampleOptions().scale_factor(std::vector<double>{2, 2})),
-                             img));
+  list.push_back(
+      moduleEntry("AdaptiveAvgPool2d", "input [2, 3, 16, 16]", torch::nn::AdaptiveAvgPool2d(4), img));
+  list.push_back(moduleEntry(
+      "Upsample", "input [2, 3, 16, 16], scale 2",
+      torch::nn::Upsample(torch::nn::UpsampleOptions().scale_factor(std::vector<double>{2, 2})), img));
   {
     auto lstm = torch::nn::LSTM(8, 16);
     lstm->to(torch::kCUDA);
     auto x = std::make_shared<torch::Tensor>(seq());
-    list.push_back({"nn", "torch::nn::LSTM::forward", "input [5, 2, 8]", [lstm, x] mutable { (void)lstm->forward(*x); }});
+    list.push_back({"nn", "torch::nn::LSTM::forward", "input [5, 2, 8]",
+                    [lstm, x] mutable { (void)lstm->forward(*x); }});
     auto gru = torch::nn::GRU(8, 16);
     gru->to(torch::kCUDA);
-    list.push_back({"nn", "torch::nn::GRU::forward", "input [5, 2, 8]", [gru, x] mutable { (void)gru->forward(*x); }});
+    list.push_back(
+        {"nn", "torch::nn::GRU::forward", "input [5, 2, 8]", [gru, x] mutable { (void)gru->forward(*x); }});
     auto rnn = torch::nn::RNN(8, 16);
     rnn->to(torch::kCUDA);
-    list.push_back({"nn", "torch::nn::RNN::forward", "input [5, 2, 8]", [rnn, x] mutable { (void)rnn->forward(*x); }});
+    list.push_back(
+        {"nn", "torch::nn::RNN::forward", "input [5, 2, 8]", [rnn, x] mutable { (void)rnn->forward(*x); }});
     auto mha = torch::nn::MultiheadAttention(8, 2);
     mha->to(torch::kCUDA);
     list.push_back({"nn", "torch::nn::MultiheadAttention::forward", "query/key/value [5, 2, 8]",
@@ -250,25 +261,31 @@ std::vector<Entry> entries() {
   {
     auto ce = torch::nn::CrossEntropyLoss();
     auto logits = std::make_shared<torch::Tensor>(torch::randn({8, 5}, torch::kCUDA));
-    auto target = std::make_shared<torch::Tensor>(torch::zeros({8}, torch::dtype(torch::kLong).device(torch::kCUDA)));
+    auto target =
+        std::make_shared<torch::Tensor>(torch::zeros({8}, torch::dtype(torch::kLong).device(torch::kCUDA)));
     list.push_back({"nn", "torch::nn::CrossEntropyLoss::forward", "logits [8, 5], CUDA targets",
                     [ce, logits, target] mutable { (void)ce->forward(*logits, *target); }});
     auto ctc = torch::nn::CTCLoss();
     auto lp = std::make_shared<torch::Tensor>(torch::randn({10, 2, 5}, torch::kCUDA).log_softmax(2));
-    auto tg = std::make_shared<torch::Tensor>(torch::ones({2, 3}, torch::dtype(torch::kLong).device(torch::kCUDA)));
-    auto il = std::make_shared<torch::Tensor>(torch::full({2}, 10, torch::dtype(torch::kLong).device(torch::kCUDA)));
-    auto tl = std::make_shared<torch::Tensor>(torch::full({2}, 3, torch::dtype(torch::kLong).device(torch::kCUDA)));
+    auto tg =
+        std::make_shared<torch::Tensor>(torch::ones({2, 3}, torch::dtype(torch::kLong).device(torch::kCUDA)));
+    auto il = std::make_shared<torch::Tensor>(
+        torch::full({2}, 10, torch::dtype(torch::kLong).device(torch::kCUDA)));
+    auto tl =
+        std::make_shared<torch::Tensor>(torch::full({2}, 3, torch::dtype(torch::kLong).device(torch::kCUDA)));
     list.push_back({"nn", "torch::nn::CTCLoss::forward", "CUDA log-probs [10, 2, 5], CUDA length tensors",
                     [ctc, lp, tg, il, tl] mutable { (void)ctc->forward(*lp, *tg, *il, *tl); }});
   }
   {
     auto x = std::make_shared<torch::Tensor>(torch::randn({5, 2, 8}, torch::kCUDA));
     auto lengths = std::make_shared<torch::Tensor>(torch::tensor({5, 3}, torch::kLong).to(torch::kCUDA));
-    list.push_back({"nn", "torch::nn::utils::rnn::pack_padded_sequence", "CUDA input, CUDA lengths",
-                    [x, lengths] mutable { (void)torch::nn::utils::rnn::pack_padded_sequence(*x, *lengths); }});
+    list.push_back(
+        {"nn", "torch::nn::utils::rnn::pack_padded_sequence", "CUDA input, CUDA lengths",
+         [x, lengths] mutable { (void)torch::nn::utils::rnn::pack_padded_sequence(*x, *lengths); }});
     auto cpuLengths = std::make_shared<torch::Tensor>(torch::tensor({5, 3}, torch::kLong));
-    list.push_back({"nn", "torch::nn::utils::rnn::pack_padded_sequence", "CUDA input, CPU lengths",
-                    [x, cpuLengths] mutable { (void)torch::nn::utils::rnn::pack_padded_sequence(*x, *cpuLengths); }});
+    list.push_back(
+        {"nn", "torch::nn::utils::rnn::pack_padded_sequence", "CUDA input, CPU lengths",
+         [x, cpuLengths] mutable { (void)torch::nn::utils::rnn::pack_padded_sequence(*x, *cpuLengths); }});
     auto params = std::make_shared<std::vector<torch::Tensor>>(std::vector<torch::Tensor>{cudaParam()});
     list.push_back({"nn", "torch::nn::utils::clip_grad_norm_", "one CUDA parameter",
                     [params] mutable { (void)torch::nn::utils::clip_grad_norm_(*params, 1.0); }});
@@ -278,7 +295,8 @@ std::vector<Entry> entries() {
   {
     auto m = std::make_shared<torch::jit::Module>("m");
     list.push_back({"module", "torch::jit::Module::to", "a module with one CPU parameter [64], to CUDA",
-                    [m] mutable { m->to(torch::kCUDA); }, [m] mutable {
+                    [m] mutable { m->to(torch::kCUDA); },
+                    [m] mutable {
                       *m = torch::jit::Module("m");
                       m->register_parameter("w", torch::randn({64}), false);
                     }});
@@ -296,8 +314,10 @@ std::vector<Entry> entries() {
                   [cuda] mutable { (void)at::tensor({1.0f, 2.0f, 3.0f}, cuda); }});
   list.push_back({"factory", "torch::tensor", "a list of 3 floats, CUDA options",
                   [cuda] mutable { (void)torch::tensor({1.0f, 2.0f, 3.0f}, cuda); }});
-  list.push_back({"factory", "at::tensor", "one float, CUDA options", [cuda] mutable { (void)at::tensor(1.0f, cuda); }});
-  list.push_back({"factory", "torch::tensor", "one float, CUDA options", [cuda] mutable { (void)torch::tensor(1.0f, cuda); }});
+  list.push_back(
+      {"factory", "at::tensor", "one float, CUDA options", [cuda] mutable { (void)at::tensor(1.0f, cuda); }});
+  list.push_back({"factory", "torch::tensor", "one float, CUDA options",
+                  [cuda] mutable { (void)torch::tensor(1.0f, cuda); }});
   list.push_back({"factory", "torch::from_blob(...).to", "host array of 3 floats to CUDA", [] mutable {
                     static float data[3] = {1, 2, 3};
                     (void)torch::from_blob(data, {3}).to(torch::kCUDA);
@@ -310,8 +330,8 @@ std::vector<Entry> entries() {
   {
     auto ev = std::make_shared<at::cuda::CUDAEvent>();
     auto record = [ev] { ev->record(at::cuda::getCurrentCUDAStream()); };
-    list.push_back({"explicit", "c10::cuda::CUDAEvent::synchronize", "an event recorded after the queued work",
-                    [ev] mutable { ev->synchronize(); }});
+    list.push_back({"explicit", "c10::cuda::CUDAEvent::synchronize",
+                    "an event recorded after the queued work", [ev] mutable { ev->synchronize(); }});
     list.back().afterSleep = record;
     list.push_back({"explicit", "c10::cuda::CUDAEvent::query", "an event recorded after the queued work",
                     [ev] mutable { (void)ev->query(); }});
@@ -320,7 +340,9 @@ std::vector<Entry> entries() {
     cudaEventCreateWithFlags(rawEvent.get(), cudaEventDisableTiming);
     list.push_back({"cuda-runtime", "cudaEventSynchronize", "an event recorded after the queued work",
                     [rawEvent] mutable { cudaEventSynchronize(*rawEvent); }});
-    list.back().afterSleep = [rawEvent] { cudaEventRecord(*rawEvent, at::cuda::getCurrentCUDAStream().stream()); };
+    list.back().afterSleep = [rawEvent] {
+      cudaEventRecord(*rawEvent, at::cuda::getCurrentCUDAStream().stream());
+    };
   }
   list.push_back({"explicit", "c10::cuda::CUDACachingAllocator::emptyCache", "one freed 64 MiB block cached",
                   [] mutable { c10::cuda::CUDACachingAllocator::emptyCache(); },
@@ -335,24 +357,39 @@ std::vector<Entry> entries() {
   auto stream = [] mutable { return at::cuda::getCurrentCUDAStream().stream(); };
   list.push_back({"cuda-runtime", "cudaFree", "a 1 MiB device allocation", [ptr] mutable { cudaFree(*ptr); },
                   [ptr] mutable { cudaMalloc(ptr.get(), 1 << 20); }});
-  list.push_back({"cuda-runtime", "cudaMalloc", "1 MiB", [ptr] mutable { cudaMalloc(ptr.get(), 1 << 20); }, [] mutable {},
-                  [ptr] mutable { c10::cuda::device_synchronize(); cudaFree(*ptr); }});
+  list.push_back({"cuda-runtime", "cudaMalloc", "1 MiB", [ptr] mutable { cudaMalloc(ptr.get(), 1 << 20); },
+                  [] mutable {},
+                  [ptr] mutable {
+                    c10::cuda::device_synchronize();
+                    cudaFree(*ptr);
+                  }});
   list.push_back({"cuda-runtime", "cudaMallocAsync", "1 MiB on the current stream",
                   [ptr, stream] mutable { cudaMallocAsync(ptr.get(), 1 << 20, stream()); }, [] mutable {},
                   [ptr, stream] mutable { cudaFreeAsync(*ptr, stream()); }});
   list.push_back({"cuda-runtime", "cudaFreeAsync", "1 MiB on the current stream",
                   [ptr, stream] mutable { cudaFreeAsync(*ptr, stream()); },
                   [ptr, stream] mutable { cudaMallocAsync(ptr.get(), 1 << 20, stream()); }});
-  list.push_back({"cuda-runtime", "cudaMallocHost", "1 MiB pinned", [ptr] mutable { cudaMallocHost(ptr.get(), 1 << 20); },
-                  [] mutable {}, [ptr] mutable { c10::cuda::device_synchronize(); cudaFreeHost(*ptr); }});
+  list.push_back({"cuda-runtime", "cudaMallocHost", "1 MiB pinned",
+                  [ptr] mutable { cudaMallocHost(ptr.get(), 1 << 20); }, [] mutable {},
+                  [ptr] mutable {
+                    c10::cuda::device_synchronize();
+                    cudaFreeHost(*ptr);
+                  }});
   list.push_back({"cuda-runtime", "cudaHostAlloc", "1 MiB pinned",
                   [ptr] mutable { cudaHostAlloc(ptr.get(), 1 << 20, cudaHostAllocDefault); }, [] mutable {},
-                  [ptr] mutable { c10::cuda::device_synchronize(); cudaFreeHost(*ptr); }});
+                  [ptr] mutable {
+                    c10::cuda::device_synchronize();
+                    cudaFreeHost(*ptr);
+                  }});
   list.push_back({"cuda-runtime", "cudaFreeHost", "1 MiB pinned", [ptr] mutable { cudaFreeHost(*ptr); },
                   [ptr] mutable { cudaMallocHost(ptr.get(), 1 << 20); }});
   list.push_back({"cuda-runtime", "cudaHostRegister", "1 MiB of pageable memory",
-                  [host] mutable { cudaHostRegister(host->data(), host->size(), cudaHostRegisterDefault); }, [] mutable {},
-                  [host] mutable { c10::cuda::device_synchronize(); cudaHostUnregister(host->data()); }});
+                  [host] mutable { cudaHostRegister(host->data(), host->size(), cudaHostRegisterDefault); },
+                  [] mutable {},
+                  [host] mutable {
+                    c10::cuda::device_synchronize();
+                    cudaHostUnregister(host->data());
+                  }});
   list.push_back({"cuda-runtime", "cudaHostUnregister", "1 MiB of registered memory",
                   [host] mutable { cudaHostUnregister(host->data()); },
                   [host] mutable { cudaHostRegister(host->data(), host->size(), cudaHostRegisterDefault); }});
@@ -362,37 +399,52 @@ std::vector<Entry> entries() {
   cudaMalloc(dev.get(), 1 << 20);
   cudaMalloc(dev2.get(), 1 << 20);
   cudaMallocHost(pinned.get(), 1 << 20);
-  list.push_back({"cuda-runtime", "cudaMemset", "1 MiB of device memory", [dev] mutable { cudaMemset(*dev, 0, 1 << 20); }});
+  list.push_back({"cuda-runtime", "cudaMemset", "1 MiB of device memory",
+                  [dev] mutable { cudaMemset(*dev, 0, 1 << 20); }});
   list.push_back({"cuda-runtime", "cudaMemsetAsync", "1 MiB of device memory, current stream",
                   [dev, stream] mutable { cudaMemsetAsync(*dev, 0, 1 << 20, stream()); }});
   list.push_back({"cuda-runtime", "cudaMemcpy", "DtoD 1 MiB",
                   [dev, dev2] mutable { cudaMemcpy(*dev2, *dev, 1 << 20, cudaMemcpyDeviceToDevice); }});
   list.push_back({"cuda-runtime", "cudaMemcpy", "DtoH 1 MiB into pageable memory",
                   [dev, host] mutable { cudaMemcpy(host->data(), *dev, 1 << 20, cudaMemcpyDeviceToHost); }});
-  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "DtoH 1 MiB into pageable memory",
-                  [dev, host, stream] mutable { cudaMemcpyAsync(host->data(), *dev, 1 << 20, cudaMemcpyDeviceToHost, stream()); }});
-  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "DtoH 1 MiB into pinned memory",
-                  [dev, pinned, stream] mutable { cudaMemcpyAsync(*pinned, *dev, 1 << 20, cudaMemcpyDeviceToHost, stream()); }});
-  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "HtoD 1 MiB from pageable memory",
-                  [dev, host, stream] mutable { cudaMemcpyAsync(*dev, host->data(), 1 << 20, cudaMemcpyHostToDevice, stream()); }});
-  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "HtoD 1 MiB from pinned memory",
-                  [dev, pinned, stream] mutable { cudaMemcpyAsync(*dev, *pinned, 1 << 20, cudaMemcpyHostToDevice, stream()); }});
-  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "DtoD 1 MiB",
-                  [dev, dev2, stream] mutable { cudaMemcpyAsync(*dev2, *dev, 1 << 20, cudaMemcpyDeviceToDevice, stream()); }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpyAsync", "DtoH 1 MiB into pageable memory", [dev, host, stream] mutable {
+         cudaMemcpyAsync(host->data(), *dev, 1 << 20, cudaMemcpyDeviceToHost, stream());
+       }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpyAsync", "DtoH 1 MiB into pinned memory", [dev, pinned, stream] mutable {
+         cudaMemcpyAsync(*pinned, *dev, 1 << 20, cudaMemcpyDeviceToHost, stream());
+       }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpyAsync", "HtoD 1 MiB from pageable memory", [dev, host, stream] mutable {
+         cudaMemcpyAsync(*dev, host->data(), 1 << 20, cudaMemcpyHostToDevice, stream());
+       }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpyAsync", "HtoD 1 MiB from pinned memory", [dev, pinned, stream] mutable {
+         cudaMemcpyAsync(*dev, *pinned, 1 << 20, cudaMemcpyHostToDevice, stream());
+       }});
+  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "DtoD 1 MiB", [dev, dev2, stream] mutable {
+                    cudaMemcpyAsync(*dev2, *dev, 1 << 20, cudaMemcpyDeviceToDevice, stream());
+                  }});
   list.push_back({"cuda-runtime", "cudaStreamQuery", "the current stream",
                   [stream] mutable { (void)cudaStreamQuery(stream()); }});
   list.push_back({"cuda-runtime", "cudaDeviceSynchronize", "", [] mutable { cudaDeviceSynchronize(); }});
   list.push_back({"cuda-runtime", "cudaStreamSynchronize", "the current stream",
                   [stream] mutable { cudaStreamSynchronize(stream()); }});
   auto dptr = std::make_shared<CUdeviceptr>(0);
-  list.push_back({"cuda-driver", "cuMemFree", "a 1 MiB device allocation", [dptr] mutable { cuMemFree(*dptr); },
-                  [dptr] mutable { cuMemAlloc(dptr.get(), 1 << 20); }});
-  list.push_back({"cuda-driver", "cuMemAlloc", "1 MiB", [dptr] mutable { cuMemAlloc(dptr.get(), 1 << 20); }, [] mutable {},
-                  [dptr] mutable { c10::cuda::device_synchronize(); cuMemFree(*dptr); }});
+  list.push_back({"cuda-driver", "cuMemFree", "a 1 MiB device allocation",
+                  [dptr] mutable { cuMemFree(*dptr); }, [dptr] mutable { cuMemAlloc(dptr.get(), 1 << 20); }});
+  list.push_back({"cuda-driver", "cuMemAlloc", "1 MiB", [dptr] mutable { cuMemAlloc(dptr.get(), 1 << 20); },
+                  [] mutable {},
+                  [dptr] mutable {
+                    c10::cuda::device_synchronize();
+                    cuMemFree(*dptr);
+                  }});
   list.push_back({"cuda-driver", "cuMemsetD8", "1 MiB of device memory",
                   [dev] mutable { cuMemsetD8(reinterpret_cast<CUdeviceptr>(*dev), 0, 1 << 20); }});
-  list.push_back({"cuda-driver", "cuMemcpyDtoH", "1 MiB into pageable memory",
-                  [dev, host] mutable { cuMemcpyDtoH(host->data(), reinterpret_cast<CUdeviceptr>(*dev), 1 << 20); }});
+  list.push_back({"cuda-driver", "cuMemcpyDtoH", "1 MiB into pageable memory", [dev, host] mutable {
+                    cuMemcpyDtoH(host->data(), reinterpret_cast<CUdeviceptr>(*dev), 1 << 20);
+                  }});
   list.push_back({"cuda-driver", "cuMemcpyHtoDAsync", "1 MiB from pageable memory, current stream",
                   [dev, host, stream] mutable {
                     cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(*dev), host->data(), 1 << 20, stream());
@@ -439,8 +491,9 @@ int main(int argc, char **argv) {
       }
       e.teardown();
     } catch (const std::exception &ex) {
-      out << "{\"group\": \"" << e.group << "\", \"function\": \"" << escape(e.function) << "\", \"arguments\": \""
-          << escape(e.arguments) << "\", \"error\": \"" << escape(std::string(ex.what()).substr(0, 300)) << "\"}\n";
+      out << "{\"group\": \"" << e.group << "\", \"function\": \"" << escape(e.function)
+          << "\", \"arguments\": \"" << escape(e.arguments) << "\", \"error\": \""
+          << escape(std::string(ex.what()).substr(0, 300)) << "\"}\n";
     }
     out.flush();
   }

@@ -112,10 +112,12 @@ def main():
     cuda_run = sum(1 for r in rows if r[1] == "cuda" and r[2] != "not-run")
     with open(os.path.join(args.facts, "census-aten.tsv"), "w") as out:
         out.write(f"# ATen operator census: {origin}\n")
-        out.write(f"# {meta['overloads']} overloads of {meta['all_aten']} aten operators: {meta['with_cuda_kernel']} with a "
+        out.write(f"# {meta['overloads']} overloads of {meta['all_aten']} aten operators: "
+                  f"{meta['with_cuda_kernel']} with a "
                   f"CUDA kernel ({cuda_run} run), {meta['composite']} composite; verdicts: "
                   + ", ".join(f"{k} {verdicts[k]}" for k in ("always", "depends", "never", "not-run")) + "\n")
-        out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), mechanism, schema\n")
+        out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), "
+                  "mechanism, schema\n")
         for row in rows:
             out.write("\t".join(row) + "\n")
     with open(os.path.join(args.results, "frontend.jsonl")) as f:

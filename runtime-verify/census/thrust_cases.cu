@@ -1,7 +1,8 @@
-// thrust_cases.cu: the Thrust algorithms of the census (thrust_cases.h). Thrust's CUDA backend runs an algorithm on
-// a stream and, with the default policies (thrust::device, thrust::cuda::par), waits for that stream before it
-// returns; an algorithm that returns a value or an end iterator copies it to the host. thrust::cuda::par_nosync
-// drops the wait where nothing comes back. What each call does is measured, not assumed from this.
+// thrust_cases.cu: the Thrust algorithms of the census (thrust_cases.h). Thrust's CUDA backend runs an
+// algorithm on a stream and, with the default policies (thrust::device, thrust::cuda::par), waits for that
+// stream before it returns; an algorithm that returns a value or an end iterator copies it to the host.
+// thrust::cuda::par_nosync drops the wait where nothing comes back. What each call does is measured, not
+// assumed from this.
 #include "thrust_cases.h"
 
 #include <thrust/copy.h>
@@ -57,7 +58,8 @@ std::vector<ThrustCase> thrustCases() {
   };
 
   // Algorithms that return a value or an iterator to the host.
-  add("thrust::reduce", "thrust::device, " + range, [=] { *sink += thrust::reduce(thrust::device, p(), p() + N); });
+  add("thrust::reduce", "thrust::device, " + range,
+      [=] { *sink += thrust::reduce(thrust::device, p(), p() + N); });
   add("thrust::reduce", "thrust::cuda::par.on(current stream), " + range,
       [=] { *sink += thrust::reduce(thrust::cuda::par.on(stream()), p(), p() + N); });
   add("thrust::reduce", "thrust::cuda::par_nosync.on(current stream), " + range,
@@ -82,28 +84,33 @@ std::vector<ThrustCase> thrustCases() {
       [=] { *sink += thrust::max_element(thrust::device, p(), p() + N) - p(); });
   add("thrust::inner_product", "thrust::device, two device_ptr<int> ranges of 1 Mi ints",
       [=] { *sink += thrust::inner_product(thrust::device, p(), p() + N, q(), 0); });
-  add("thrust::transform_reduce", "thrust::device, " + range + ", a unary op",
-      [=] { *sink += thrust::transform_reduce(thrust::device, p(), p() + N, Twice(), 0, thrust::plus<int>()); });
+  add("thrust::transform_reduce", "thrust::device, " + range + ", a unary op", [=] {
+    *sink += thrust::transform_reduce(thrust::device, p(), p() + N, Twice(), 0, thrust::plus<int>());
+  });
   add("thrust::copy_if", "thrust::device, " + range + " into another, a predicate",
       [=] { *sink += thrust::copy_if(thrust::device, p(), p() + N, q(), IsOdd()) - q(); });
   add("thrust::remove_if", "thrust::device, " + range + ", a predicate",
       [=] { *sink += thrust::remove_if(thrust::device, q(), q() + N, IsOdd()) - q(); });
   add("thrust::unique", "thrust::device, " + range,
       [=] { *sink += thrust::unique(thrust::device, q(), q() + N) - q(); });
-  add("thrust::copy_if", "thrust::cuda::par_nosync.on(current stream), " + range + " into another, a predicate",
-      [=] { *sink += thrust::copy_if(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), IsOdd()) - q(); });
+  add("thrust::copy_if",
+      "thrust::cuda::par_nosync.on(current stream), " + range + " into another, a predicate", [=] {
+        *sink += thrust::copy_if(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), IsOdd()) - q();
+      });
 
   // Algorithms that return nothing the device computed.
   add("thrust::transform", "thrust::device, " + range + " into another, a unary op",
       [=] { thrust::transform(thrust::device, p(), p() + N, q(), Twice()); });
   add("thrust::transform", "thrust::cuda::par.on(current stream), " + range + " into another, a unary op",
       [=] { thrust::transform(thrust::cuda::par.on(stream()), p(), p() + N, q(), Twice()); });
-  add("thrust::transform", "thrust::cuda::par_nosync.on(current stream), " + range + " into another, a unary op",
+  add("thrust::transform",
+      "thrust::cuda::par_nosync.on(current stream), " + range + " into another, a unary op",
       [=] { thrust::transform(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), Twice()); });
   add("thrust::fill", "thrust::device, " + range, [=] { thrust::fill(thrust::device, q(), q() + N, 3); });
   add("thrust::fill", "thrust::cuda::par_nosync.on(current stream), " + range,
       [=] { thrust::fill(thrust::cuda::par_nosync.on(stream()), q(), q() + N, 3); });
-  add("thrust::sequence", "thrust::device, " + range, [=] { thrust::sequence(thrust::device, q(), q() + N); });
+  add("thrust::sequence", "thrust::device, " + range,
+      [=] { thrust::sequence(thrust::device, q(), q() + N); });
   add("thrust::sort", "thrust::device, " + range, [=] { thrust::sort(thrust::device, q(), q() + N); });
   add("thrust::sort", "thrust::cuda::par_nosync.on(current stream), " + range,
       [=] { thrust::sort(thrust::cuda::par_nosync.on(stream()), q(), q() + N); });
@@ -117,8 +124,10 @@ std::vector<ThrustCase> thrustCases() {
   // Containers.
   add("thrust::device_vector::operator[]", "one element of a device_vector<int>, read on the host",
       [=] { *sink += (*in)[N / 2]; });
-  add("thrust::host_vector::host_vector", "copy of a device_vector<int> of 1 Mi ints",
-      [=] { thrust::host_vector<int> h(*in); *sink += h[0]; });
+  add("thrust::host_vector::host_vector", "copy of a device_vector<int> of 1 Mi ints", [=] {
+    thrust::host_vector<int> h(*in);
+    *sink += h[0];
+  });
   add("thrust::device_vector::device_vector", "1 Mi ints with a value",
       [=] { thrust::device_vector<int> d(N, 2); });
   return list;

@@ -1,5 +1,6 @@
-// The Thrust algorithms that frontend_census measures (thrust_cases.cu, compiled by nvcc): each one called with
-// a device execution policy or device iterators on 1 Mi ints, on the current stream, and a host-policy twin.
+// The Thrust algorithms that frontend_census measures (thrust_cases.cu, compiled by nvcc): each one called
+// with a device execution policy or device iterators on 1 Mi ints, on the current stream, and a host-policy
+// twin.
 #pragma once
 
 #include <functional>

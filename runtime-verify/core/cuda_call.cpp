@@ -61,7 +61,8 @@ bool isMeasuredApi(std::string_view api) { return ruleFor(api) != nullptr; }
 
 bool isSynchronize(std::string_view api) {
   const CudaCallRule *rule = ruleFor(api);
-  return rule && (rule->waits == Waits::Device || rule->waits == Waits::Stream || rule->waits == Waits::Event);
+  return rule &&
+         (rule->waits == Waits::Device || rule->waits == Waits::Stream || rule->waits == Waits::Event);
 }
 
 bool isDeviceWideSynchronize(std::string_view api) { return hasWaits(api, Waits::Device); }

@@ -3,9 +3,9 @@
 // (runtime-verify/guard/test/guard_logic_test.cpp).
 //
 // Which calls wait comes from the facts' table (checker/facts/sync-facts.yaml, cuda_waits): CUDA's
-// documentation of API synchronization behaviour (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html),
-// corrected where the GPU measured otherwise: checker/facts/census-frontend.tsv, rows "cudaMemcpyAsync"
-// (runtime-verify/census/frontend_census.cpp).
+// documentation of API synchronization behaviour
+// (docs.nvidia.com/cuda/cuda-runtime-api/api-sync-behavior.html), corrected where the GPU measured otherwise:
+// checker/facts/census-frontend.tsv, rows "cudaMemcpyAsync" (runtime-verify/census/frontend_census.cpp).
 #pragma once
 
 #include <cstdint>
@@ -25,13 +25,13 @@ enum class Blocking { No, Yes, Unknown };
 // One CUDA runtime or driver API call as the core sees it. Trivially copyable and destructible, so that it
 // can live in thread-local storage that CUDA calls made during thread or process teardown still reach.
 struct CudaCall {
-  const char *api = "";          // the name CUPTI gives (static storage), e.g. "cudaMemcpyAsync", "cuMemFree_v2"
-  bool driver = false;           // a driver API call (cu*) rather than a runtime one (cuda*)
+  const char *api = ""; // the name CUPTI gives (static storage), e.g. "cudaMemcpyAsync", "cuMemFree_v2"
+  bool driver = false;  // a driver API call (cu*) rather than a runtime one (cuda*)
   CopyKind copy = CopyKind::None;
   MemoryType hostMemory = MemoryType::Unknown; // the host side of a HtoD or DtoH copy
-  std::uint64_t bytes = 0;       // bytes copied (0 for other calls, and for 2D/3D copies: not computed)
-  const void *stream = nullptr;  // cudaStream_t / CUstream of the call; nullptr: the legacy default stream
-  bool nullPointer = false;      // a free given a null pointer, which does nothing
+  std::uint64_t bytes = 0;      // bytes copied (0 for other calls, and for 2D/3D copies: not computed)
+  const void *stream = nullptr; // cudaStream_t / CUstream of the call; nullptr: the legacy default stream
+  bool nullPointer = false;     // a free given a null pointer, which does nothing
 };
 
 // Whether api is one of the calls the core watches: the synchronizes, copies, frees and unregistrations that
@@ -54,7 +54,8 @@ bool isCopyApi(std::string_view api);
 bool isSynchronize(std::string_view api);
 
 // Whether api is a device-, context- or thread-wide synchronize (which waits for every stream): with a stream
-// synchronize of the copy's stream, the waits that can end a copy-and-wait pair (../guard/src/sync_counting.h).
+// synchronize of the copy's stream, the waits that can end a copy-and-wait pair
+// (../guard/src/sync_counting.h).
 bool isDeviceWideSynchronize(std::string_view api);
 
 // Whether call makes the host wait: documented by CUDA, corrected by the GPU's measurements (header comment).

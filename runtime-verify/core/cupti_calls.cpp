@@ -1,8 +1,8 @@
 // See cupti_calls.h.
 #include "cupti_calls.h"
 
-#include <cupti.h> // also the generated_*_meta.h parameter structs
 #include <cuda_runtime_api.h>
+#include <cupti.h> // also the generated_*_meta.h parameter structs
 
 #include <atomic>
 #include <cstring>
@@ -22,9 +22,9 @@ constexpr int kMaxDepth = 16;
 std::atomic<unsigned> currentGeneration{0};
 struct ThreadState {
   unsigned generation = 0;
-  int suspended = 0;     // ScopedCoreCall depth
-  int runtimeDepth = 0;  // enabled runtime calls in progress
-  int driverDepth = 0;   // enabled driver calls in progress outside runtime calls
+  int suspended = 0;    // ScopedCoreCall depth
+  int runtimeDepth = 0; // enabled runtime calls in progress
+  int driverDepth = 0;  // enabled driver calls in progress outside runtime calls
   CudaCall runtimeCalls[kMaxDepth];
   CudaCall driverCalls[kMaxDepth];
 };
@@ -105,30 +105,30 @@ CudaCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData &in
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
     const auto *p = static_cast<const cudaMemcpyToSymbol_v3020_params *>(info.functionParams);
-    describeRuntimeMemcpy(call, nullptr, p->src, p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind,
-                          p->count);
+    describeRuntimeMemcpy(call, nullptr, p->src,
+                          p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind, p->count);
     break;
   }
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
     const auto *p = static_cast<const cudaMemcpyToSymbolAsync_v3020_params *>(info.functionParams);
-    describeRuntimeMemcpy(call, nullptr, p->src, p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind,
-                          p->count);
+    describeRuntimeMemcpy(call, nullptr, p->src,
+                          p->kind == cudaMemcpyDefault ? cudaMemcpyHostToDevice : p->kind, p->count);
     call.stream = p->stream;
     break;
   }
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
     const auto *p = static_cast<const cudaMemcpyFromSymbol_v3020_params *>(info.functionParams);
-    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind,
-                          p->count);
+    describeRuntimeMemcpy(call, p->dst, nullptr,
+                          p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind, p->count);
     break;
   }
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
     const auto *p = static_cast<const cudaMemcpyFromSymbolAsync_v3020_params *>(info.functionParams);
-    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind,
-                          p->count);
+    describeRuntimeMemcpy(call, p->dst, nullptr,
+                          p->kind == cudaMemcpyDefault ? cudaMemcpyDeviceToHost : p->kind, p->count);
     call.stream = p->stream;
     break;
   }
@@ -170,8 +170,8 @@ CopyKind driverCopyKind(std::string_view name) {
   if (name.find("DtoH") != std::string_view::npos || name.find("AtoH") != std::string_view::npos)
     return CopyKind::DeviceToHost;
   if (name.find("Peer") != std::string_view::npos || name.find("DtoD") != std::string_view::npos ||
-      name.find("DtoA") != std::string_view::npos ||
-      name.find("AtoD") != std::string_view::npos || name.find("AtoA") != std::string_view::npos)
+      name.find("DtoA") != std::string_view::npos || name.find("AtoD") != std::string_view::npos ||
+      name.find("AtoA") != std::string_view::npos)
     return CopyKind::DeviceToDevice;
   return CopyKind::None;
 }
@@ -185,11 +185,12 @@ CudaCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &inf
   call.copy = driverCopyKind(info.functionName);
   auto between = [&](MemoryType src, MemoryType dst) {
     call.copy = copyKindBetween(src, dst);
-    call.hostMemory = call.copy == CopyKind::HostToDevice ? src
+    call.hostMemory = call.copy == CopyKind::HostToDevice   ? src
                       : call.copy == CopyKind::DeviceToHost ? dst
                                                             : MemoryType::Unknown;
   };
-  auto fromDescriptor = [&](CUmemorytype srcType, const void *srcHost, CUmemorytype dstType, const void *dstHost) {
+  auto fromDescriptor = [&](CUmemorytype srcType, const void *srcHost, CUmemorytype dstType,
+                            const void *dstHost) {
     between(srcType == CU_MEMORYTYPE_HOST ? memoryTypeOf(srcHost) : MemoryType::Device,
             dstType == CU_MEMORYTYPE_HOST ? memoryTypeOf(dstHost) : MemoryType::Device);
   };
@@ -197,14 +198,16 @@ CudaCall describeDriverCall(CUpti_CallbackId cbid, const CUpti_CallbackData &inf
   case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
   case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
     const auto *p = static_cast<const cuMemcpy_params *>(info.functionParams);
-    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
+    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)),
+            memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
     call.bytes = p->ByteCount;
     break;
   }
   case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
   case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
     const auto *p = static_cast<const cuMemcpyAsync_params *>(info.functionParams);
-    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)), memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
+    between(memoryTypeOf(reinterpret_cast<const void *>(p->src)),
+            memoryTypeOf(reinterpret_cast<const void *>(p->dst)));
     call.bytes = p->ByteCount;
     call.stream = p->hStream;
     break;
@@ -290,7 +293,8 @@ void onRuntimeCall(const CudaCallClient &client, CUpti_CallbackId cbid, const CU
   ThreadState &t = threadState;
   if (info.callbackSite == CUPTI_API_ENTER) {
     int depth = t.runtimeDepth++;
-    // Only the outermost enabled runtime call is delivered (cudaMemcpy2D does not call cudaMemcpy, but be safe).
+    // Only the outermost enabled runtime call is delivered (cudaMemcpy2D does not call cudaMemcpy, but be
+    // safe).
     if (depth >= kMaxDepth || !info.functionName)
       return;
     t.runtimeCalls[depth] = describeRuntimeCall(cbid, info);
@@ -326,7 +330,8 @@ void onDriverCall(const CudaCallClient &client, CUpti_CallbackId cbid, const CUp
     client.onExit(t.driverCalls[0]);
 }
 
-void CUPTIAPI onCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data) {
+void CUPTIAPI onCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                         const void *data) {
   ThreadState &t = threadState;
   if (t.suspended > 0)
     return;
@@ -381,7 +386,8 @@ const std::vector<CallbackId> &wantedCallbacks(const CudaCallClient &client) {
 
 } // namespace
 
-std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient &client, std::string &error) {
+std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient &client,
+                                                            std::string &error) {
   // A copy per subscription, never freed: a callback of an ended subscription may still be running on another
   // thread, and a failed start must not change what a live subscription's callbacks read.
   auto *stored = new CudaCallClient(client);
@@ -400,8 +406,10 @@ std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient
   result = cuptiSubscribe(&handle, reinterpret_cast<CUpti_CallbackFunc>(onCallback), stored);
 #endif
   if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    error = std::string("CUPTI is held by another subscriber") + (*holder ? std::string(" (") + holder + ")" : "") +
-            ": a profiler (Nsight Systems, LibTorch's profiler, Kineto) or another tool uses it in this process";
+    error =
+        std::string("CUPTI is held by another subscriber") +
+        (*holder ? std::string(" (") + holder + ")" : "") +
+        ": a profiler (Nsight Systems, LibTorch's profiler, Kineto) or another tool uses it in this process";
     return nullptr;
   }
   if (result != CUPTI_SUCCESS) {

@@ -1,9 +1,9 @@
 // The runtime core's CUPTI subscription: CUDA runtime and driver calls as CudaCall values, delivered to a
 // client (the runtime-verify recorder, the guard) on the thread that makes them.
 //
-// Only the calls a client asks for are enabled, one callback id at a time (cuptiEnableCallback), so that kernel
-// launches and other frequent calls cost nothing. A driver call made inside an enabled runtime call is the
-// runtime call's business and is not delivered. CUPTI allows one subscriber per process: start() says who
+// Only the calls a client asks for are enabled, one callback id at a time (cuptiEnableCallback), so that
+// kernel launches and other frequent calls cost nothing. A driver call made inside an enabled runtime call is
+// the runtime call's business and is not delivered. CUPTI allows one subscriber per process: start() says who
 // holds it when it cannot subscribe (Nsight Systems, a LibTorch profiler session, another guard).
 #pragma once
 

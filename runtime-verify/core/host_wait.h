@@ -1,6 +1,6 @@
 // The runtime core's host-wait test (host_wait.cpp), which measures whether a CUDA call waits for the device.
-// The recorder's CUPTI callback calls these inside a ScopedCoreCall, so that the probe's own CUDA calls are not
-// delivered. Needs LibTorch (a CUDA build: at::cuda::sleep).
+// The recorder's CUPTI callback calls these inside a ScopedCoreCall, so that the probe's own CUDA calls are
+// not delivered. Needs LibTorch (a CUDA build: at::cuda::sleep).
 #pragma once
 
 #include <cuda_runtime_api.h>

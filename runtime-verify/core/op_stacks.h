@@ -1,11 +1,12 @@
 // The runtime core's operator stacks: the host call stack of every top-level ATen operator (one that no other
-// operator encloses on its thread), recorded while a profiler runs, so that torch-sync-trace can give each GPU
-// idle gap the user's source line. LibTorch's Kineto traces of C++ programs carry no call stacks; the
+// operator encloses on its thread), recorded while a profiler runs, so that torch-sync-trace can give each
+// GPU idle gap the user's source line. LibTorch's Kineto traces of C++ programs carry no call stacks; the
 // operators of the trace and of this record are joined by name, thread and start time (docs/trace.md).
 //
 // Written as JSON, format "torch-sync-op-stacks", version 1:
 //   {"format": "torch-sync-op-stacks", "version": 1, "clock": "unix_ns", "source_root": "...",
-//    "ops": [{"name": "aten::to", "tid": 2457, "start_ns": ..., "end_ns": ..., "location": "samples/x.cpp:42",
+//    "ops": [{"name": "aten::to", "tid": 2457, "start_ns": ..., "end_ns": ..., "location":
+//    "samples/x.cpp:42",
 //             "function": "printingLoop(...)"}, ...]}
 // start_ns and end_ns are on the system clock (nanoseconds since the Unix epoch), as the profiler's trace
 // timestamps are (its baseTimeNanoseconds plus ts); tid is the kernel's thread id, as the trace's.

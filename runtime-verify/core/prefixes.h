@@ -6,7 +6,9 @@
 
 namespace torch_sync::runtime {
 
-inline bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+inline bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
 
 // Whether s starts with one of prefixes (any range of string_view-convertible values).
 template <typename Prefixes> bool startsWithAny(std::string_view s, const Prefixes &prefixes) {

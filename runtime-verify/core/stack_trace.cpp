@@ -24,18 +24,19 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 // Shared objects by the start of their file name.
 constexpr std::string_view kLibTorchModules[] = {"libtorch", "libc10", "libshm", "libcaffe2", "libkineto"};
 constexpr std::string_view kCudaModules[] = {
-    "libcuda.",  "libcudart", "libcupti",   "libcublas", "libcudnn",    "libnccl",   "libnvrtc",
-    "libnvJitLink", "libcufft", "libcurand", "libcusparse", "libcusolver", "libnvToolsExt", "libnvidia-"};
-constexpr std::string_view kSystemModules[] = {"libc.so",  "libc-",    "libstdc++", "libgcc_s", "ld-linux",
-                                               "libm.so",  "libpthread", "libdl.",   "libgomp", "libgtest",
-                                               "libgmock", "libasan",  "libubsan"};
+    "libcuda.",     "libcudart", "libcupti",  "libcublas",   "libcudnn",    "libnccl",       "libnvrtc",
+    "libnvJitLink", "libcufft",  "libcurand", "libcusparse", "libcusolver", "libnvToolsExt", "libnvidia-"};
+constexpr std::string_view kSystemModules[] = {"libc.so",  "libc-",      "libstdc++", "libgcc_s", "ld-linux",
+                                               "libm.so",  "libpthread", "libdl.",    "libgomp",  "libgtest",
+                                               "libgmock", "libasan",    "libubsan"};
 constexpr std::string_view kTorchSyncModules[] = {"libtorch_sync"};
 
 // Source paths of LibTorch's inline headers and of the C++ standard library. Checked on the path as
 // addr2line prints it, so that inline code compiled into the user's program is not the user's.
-constexpr std::string_view kLibTorchPaths[] = {"/ATen/", "/c10/", "/torch/csrc/", "/torch/include/", "/caffe2/"};
-constexpr std::string_view kSystemPaths[] = {"/usr/include/", "/include/c++/", "/bits/", "/gtest/", "/gmock/",
-                                             "/googletest/", "/googlemock/"};
+constexpr std::string_view kLibTorchPaths[] = {"/ATen/", "/c10/", "/torch/csrc/", "/torch/include/",
+                                               "/caffe2/"};
+constexpr std::string_view kSystemPaths[] = {"/usr/include/", "/include/c++/", "/bits/",      "/gtest/",
+                                             "/gmock/",       "/googletest/",  "/googlemock/"};
 // The core's, the recorder's and the guard's own sources (inline code of the guard's header included).
 constexpr std::string_view kTorchSyncPaths[] = {"/runtime-verify/core/", "/runtime-verify/recorder/",
                                                 "/runtime-verify/guard/src/", "/torch_sync/guard",
@@ -206,17 +207,18 @@ FrameOrigin classifyFrame(const Frame &frame) {
     if (contains(file, path))
       return FrameOrigin::System;
   // Without line information, inline code of the C++ runtime and GoogleTest is known by its name.
-  if (file.empty() && (startsWith(function, "std::") || startsWith(function, "testing::") ||
-                       startsWith(function, "void testing::") || startsWith(function, "__libc_") ||
-                       function == "_start"))
+  if (file.empty() &&
+      (startsWith(function, "std::") || startsWith(function, "testing::") ||
+       startsWith(function, "void testing::") || startsWith(function, "__libc_") || function == "_start"))
     return FrameOrigin::System;
   return FrameOrigin::User;
 }
 
 bool isSymbolizedModule(std::string_view path) {
   std::string_view module = baseName(path);
-  return !module.empty() && !startsWithAny(module, kLibTorchModules) && !startsWithAny(module, kCudaModules) &&
-         !startsWithAny(module, kSystemModules) && !startsWith(module, "linux-vdso");
+  return !module.empty() && !startsWithAny(module, kLibTorchModules) &&
+         !startsWithAny(module, kCudaModules) && !startsWithAny(module, kSystemModules) &&
+         !startsWith(module, "linux-vdso");
 }
 
 std::vector<std::vector<Frame>> symbolize(const std::vector<StackTrace> &stacks) {

@@ -1,7 +1,7 @@
-// The runtime core's host call stacks: capture (cheap, inside a CUPTI callback), symbolization (at report time,
-// with binutils' addr2line for the modules that are worth it and the dynamic symbol table for the rest), and
-// the classification that finds the user's frame: the first frame outside LibTorch, CUDA, the C++ runtime and
-// torch-sync itself.
+// The runtime core's host call stacks: capture (cheap, inside a CUPTI callback), symbolization (at report
+// time, with binutils' addr2line for the modules that are worth it and the dynamic symbol table for the
+// rest), and the classification that finds the user's frame: the first frame outside LibTorch, CUDA, the C++
+// runtime and torch-sync itself.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +20,8 @@ struct StackTrace {
 };
 
 // Captures the calling thread's stack with backtrace(), leaving out the innermost skip frames (the capture's
-// own callers inside the core). Safe to call from a CUPTI callback; the first call loads the unwinder, so call
-// warmUpStackCapture() once at start-up rather than inside a CUDA call.
+// own callers inside the core). Safe to call from a CUPTI callback; the first call loads the unwinder, so
+// call warmUpStackCapture() once at start-up rather than inside a CUDA call.
 StackTrace captureStack(int skip = 0);
 void warmUpStackCapture();
 

@@ -1,10 +1,10 @@
 // The runtime core's use of PyTorch's sync debug mode (c10::cuda::warning_state(), the C++ form of
-// torch.cuda.set_sync_debug_mode): a second signal beside CUPTI for the recorder, and the guard's fallback when
-// CUPTI is held by another tool. Needs LibTorch (a CUDA build).
+// torch.cuda.set_sync_debug_mode): a second signal beside CUPTI for the recorder, and the guard's fallback
+// when CUPTI is held by another tool. Needs LibTorch (a CUDA build).
 //
 // The mode is process-wide; c10's warning handler is per thread, so each thread that wants the warnings
-// installs a handler. The mode reports only the syncs that go through c10's wrappers (measured on the GPU: not
-// device or event synchronizes, cudaFree or raw CUDA copies; docs/guard.md).
+// installs a handler. The mode reports only the syncs that go through c10's wrappers (measured on the GPU:
+// not device or event synchronizes, cudaFree or raw CUDA copies; docs/guard.md).
 #pragma once
 
 #include <string>
@@ -21,8 +21,8 @@ std::string enableSyncDebugMode();
 // Restores the mode enableSyncDebugMode() found, once every enable has been matched.
 void restoreSyncDebugMode();
 
-// Routes the calling thread's sync warnings to callback while alive; other warnings go to the handler that was
-// installed before. Nestable; LIFO per thread.
+// Routes the calling thread's sync warnings to callback while alive; other warnings go to the handler that
+// was installed before. Nestable; LIFO per thread.
 class ScopedSyncWarningHandler {
 public:
   explicit ScopedSyncWarningHandler(SyncWarningCallback callback);

@@ -5,9 +5,9 @@
 
 #include "cuda_call.h"
 #include "cupti_calls.h"
-#include "prefixes.h"
 #include "host_wait.h"
 #include "json_string.h"
+#include "prefixes.h"
 #include "stack_trace.h"
 #include "sync_debug_mode.h"
 
@@ -128,7 +128,8 @@ void onEnter(const CudaCall &call) {
   if (finished.load(std::memory_order_relaxed))
     return;
   if (runtime::isWatchedApi(call.api))
-    recordEvent("cupti", call.api, blocksHostOf(call), kindOf(call), runtime::memoryTypeName(call.hostMemory));
+    recordEvent("cupti", call.api, blocksHostOf(call), kindOf(call),
+                runtime::memoryTypeName(call.hostMemory));
   if (!runtime::hostWaitEnabled() || pendingProbe.active || call.nullPointer || !isProbedApi(call.api) ||
       !stillToProbe())
     return;
@@ -193,8 +194,9 @@ struct Attributed {
     // Unattributed events last.
     return std::make_tuple(file.empty(), file, line, signal, api, blocksHost, kind, hostMemory, measured,
                            !mainThread, via, function, stack, sampleFrames) <
-           std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.blocksHost, o.kind, o.hostMemory,
-                           o.measured, !o.mainThread, o.via, o.function, o.stack, o.sampleFrames);
+           std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.blocksHost, o.kind,
+                           o.hostMemory, o.measured, !o.mainThread, o.via, o.function, o.stack,
+                           o.sampleFrames);
   }
 };
 
@@ -258,7 +260,8 @@ void writeObservations() {
       std::vector<std::string> shown;
       for (const runtime::Frame &frame : stack) {
         runtime::FrameOrigin origin = runtime::classifyFrame(frame);
-        if (origin == runtime::FrameOrigin::TorchSync || (shown.empty() && origin == runtime::FrameOrigin::Cuda))
+        if (origin == runtime::FrameOrigin::TorchSync ||
+            (shown.empty() && origin == runtime::FrameOrigin::Cuda))
           continue;
         std::string text = frame.function;
         if (!frame.file.empty())
@@ -300,16 +303,19 @@ void writeObservations() {
                runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"");
   bool first = true;
   for (const auto &[a, count] : attributed) {
-    std::fprintf(out,
-                 "%s\n    {\"signal\": %s, \"api\": %s, \"kind\": %s, \"host_memory\": %s, \"blocks_host\": %s, "
-                 "\"measured\": %s, \"thread\": %s, ",
-                 first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
-                 jsonOrNull(a.hostMemory).c_str(), a.blocksHost.c_str(), jsonOrNull(a.measured).c_str(), a.mainThread ? "\"main\"" : "\"other\"");
+    std::fprintf(
+        out,
+        "%s\n    {\"signal\": %s, \"api\": %s, \"kind\": %s, \"host_memory\": %s, \"blocks_host\": %s, "
+        "\"measured\": %s, \"thread\": %s, ",
+        first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
+        jsonOrNull(a.hostMemory).c_str(), a.blocksHost.c_str(), jsonOrNull(a.measured).c_str(),
+        a.mainThread ? "\"main\"" : "\"other\"");
     if (a.file.empty())
       std::fprintf(out, "\"file\": null, \"line\": null, \"stack\": %s, ", jsonString(a.stack).c_str());
     else {
       std::fprintf(out, "\"file\": %s, \"line\": %d, \"function\": %s, \"via\": %s, \"sample_frames\": [",
-                   jsonString(a.file).c_str(), a.line, jsonString(a.function).c_str(), jsonOrNull(a.via).c_str());
+                   jsonString(a.file).c_str(), a.line, jsonString(a.function).c_str(),
+                   jsonOrNull(a.via).c_str());
       for (size_t i = 0; i < a.sampleFrames.size(); ++i)
         std::fprintf(out, "%s%s", i ? ", " : "", jsonString(a.sampleFrames[i]).c_str());
       std::fprintf(out, "], ");

@@ -8,16 +8,18 @@
 //            CUPTI's callback API (runtime::isWatchedApi in ../core/cuda_call.cpp);
 //   "sdm":    every "called a synchronizing CUDA operation" warning of PyTorch's sync debug mode, set to
 //            L_WARN, caught by a c10::WarningHandler on the main thread;
-//   "host_wait": with TORCH_SYNC_HOST_WAIT=1, whether each copy, free, allocation or synchronize made the host
+//   "host_wait": with TORCH_SYNC_HOST_WAIT=1, whether each copy, free, allocation or synchronize made the
+//   host
 //            wait for a GPU sleep kernel queued just before it (host_wait.cpp).
-// Each event keeps its host call stack (backtrace()); at exit the stacks are symbolized (../core/stack_trace.h) and
-// each event is attributed to the innermost frame that lies in a file under <source root>/samples/.
+// Each event keeps its host call stack (backtrace()); at exit the stacks are symbolized
+// (../core/stack_trace.h) and each event is attributed to the innermost frame that lies in a file under
+// <source root>/samples/.
 //
 // Environment:
 //   TORCH_SYNC_HOST_WAIT     1: run the host-wait test (slower; run.sh makes it a second pass)
 //   TORCH_SYNC_OBSERVATIONS  path of the JSON file to write at exit (unset: a one-line summary on stderr)
-//   TORCH_SYNC_SOURCE_ROOT   the repository root whose samples/ files count (default: the one it was built in)
-//   TORCH_SYNC_ADDR2LINE     the addr2line program (default: addr2line)
+//   TORCH_SYNC_SOURCE_ROOT   the repository root whose samples/ files count (default: the one it was built
+//   in) TORCH_SYNC_ADDR2LINE     the addr2line program (default: addr2line)
 #pragma once
 
 #include <string>
@@ -28,8 +30,9 @@ namespace torch_sync::recorder {
 // Records one event with the current host call stack. Thread-safe; cheap enough for a CUPTI callback.
 // blocksHost is the JSON value of "blocks_host": "true", "false" or "null". kind, hostMemory and measured
 // (the host-wait test's outcome: "waited" or "returned") may be empty.
-void recordEvent(const char *signal, const std::string &api, const char *blocksHost, const std::string &kind = {},
-                 const std::string &hostMemory = {}, const std::string &measured = {});
+void recordEvent(const char *signal, const std::string &api, const char *blocksHost,
+                 const std::string &kind = {}, const std::string &hostMemory = {},
+                 const std::string &measured = {});
 
 // Writes the observations now (also done at exit); later events are ignored.
 void finish();

@@ -1,7 +1,7 @@
-// trace_session: profiles a whole program with LibTorch's Kineto profiler (CPU and CUDA activities) and records
-// the host call stack of each top-level operator (../core/op_stacks.h), for torch-sync-trace. The program needs
-// no change: linked with -Wl,--wrap=main, the C runtime calls __wrap_main, which starts both, runs the
-// program's main and, once main has returned, stops them and writes
+// trace_session: profiles a whole program with LibTorch's Kineto profiler (CPU and CUDA activities) and
+// records the host call stack of each top-level operator (../core/op_stacks.h), for torch-sync-trace. The
+// program needs no change: linked with -Wl,--wrap=main, the C runtime calls __wrap_main, which starts both,
+// runs the program's main and, once main has returned, stops them and writes
 //   $TORCH_SYNC_TRACE.json         the Chrome trace (what torch::autograd::profiler's result->save() writes)
 //   $TORCH_SYNC_TRACE.stacks.json  the operator stacks, lines relative to TORCH_SYNC_SOURCE_ROOT
 // Everything happens inside main's lifetime, before LibTorch's static objects go. Without TORCH_SYNC_TRACE

@@ -134,8 +134,8 @@ def thread_text(thread):
 
 
 GAP_FIELDS = ("device", "stream", "start_us", "end_us", "offset_us", "duration_us", "device_idle_us", "category",
-              "call", "thread", "wait_thread", "op_chain", "op_chain_text", "top_op", "location", "function", "line_source",
-              "source_root", "findings", "previous_activity", "next_activity")
+              "call", "thread", "wait_thread", "op_chain", "op_chain_text", "top_op", "location", "function",
+              "line_source", "source_root", "findings", "previous_activity", "next_activity")
 
 
 class GapRecord:

@@ -31,7 +31,8 @@ def parse_args(argv):
                                "and to the user's source lines.",
         epilog="Exit status: 0 done, 2 unusable input (one error line per problem). Manual: docs/trace.md.")
     parser.add_argument("traces", nargs="+", metavar="TRACE", help="a Chrome/Kineto trace (.json or .json.gz)")
-    parser.add_argument("--threshold-us", type=float, default=5.0, metavar="N", help="smallest gap reported (default 5)")
+    parser.add_argument("--threshold-us", type=float, default=5.0, metavar="N",
+                        help="smallest gap reported (default 5)")
     parser.add_argument("--window", metavar="NAME", help="measure inside the user_annotation NAME")
     parser.add_argument("--tolerance-us", type=float, default=2.0, metavar="N",
                         help="a wait that ended this long before the gap began still counts (default 2)")

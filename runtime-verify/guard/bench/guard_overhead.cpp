@@ -1,8 +1,8 @@
 // The guard's cost on a loop with no sync inside: iterations per second and host CPU time per iteration of
 // the talk's minimal loop (samples/minimal_loop.cpp, healthyLoop: GPU-bound) and of a launch-bound loop of
 // small operations (where the host's per-call cost shows), armed (inside a torch_sync::SyncScope) and not.
-// Built twice: guard_overhead (linked with the guard) and guard_overhead_unlinked (-DTORCH_SYNC_GUARD_NOT_LINKED,
-// no guard in the process), the baseline the issue asks for.
+// Built twice: guard_overhead (linked with the guard) and guard_overhead_unlinked
+// (-DTORCH_SYNC_GUARD_NOT_LINKED, no guard in the process), the baseline the issue asks for.
 //
 // Usage: guard_overhead <armed|unarmed> [repetitions]; prints one JSON object per repetition and loop.
 #define TORCH_SYNC_SAMPLE_NO_MAIN
@@ -38,8 +38,8 @@ void launchBoundLoop(torch::Tensor &x, int iterations) {
   }
 }
 
-template <typename Loop> void measure(const char *loopName, const char *mode, int repetition, int iterations,
-                                      Loop &&loop) {
+template <typename Loop>
+void measure(const char *loopName, const char *mode, int repetition, int iterations, Loop &&loop) {
   loop(iterations / 10); // warm-up
   torch::cuda::synchronize();
   // Arming (the CUPTI subscription) is a cost per outermost scope, not per iteration: timed on its own.
@@ -65,7 +65,8 @@ template <typename Loop> void measure(const char *loopName, const char *mode, in
 #endif
   std::printf("{\"loop\": \"%s\", \"mode\": \"%s\", \"repetition\": %d, \"iterations\": %d, "
               "\"iterations_per_second\": %.3f, \"cpu_us_per_iteration\": %.3f, \"arm_ms\": %.3f}\n",
-              loopName, mode, repetition, iterations, iterations / wall, cpu / iterations * 1e6, armSeconds * 1e3);
+              loopName, mode, repetition, iterations, iterations / wall, cpu / iterations * 1e6,
+              armSeconds * 1e3);
   std::fflush(stdout);
 }
 

@@ -18,10 +18,10 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace torch_sync {
@@ -48,7 +48,8 @@ struct ThreadGuard {
   std::unique_ptr<runtime::ScopedSyncWarningHandler> sdmHandler;
 #endif
 };
-// Both trivially destructible (see ../../core/cupti_calls.cpp): the callback reads them on every delivered call.
+// Both trivially destructible (see ../../core/cupti_calls.cpp): the callback reads them on every delivered
+// call.
 thread_local int armedScopes = 0;
 thread_local ThreadGuard *threadGuard = nullptr;
 std::atomic<std::uint64_t> nextThreadGuardId{1};
@@ -162,7 +163,8 @@ void startBackend(ProcessGuard &p) {
     p.status = GuardStatus{true, "CUPTI", ""};
     return;
   }
-  if (const char *require = std::getenv("TORCH_SYNC_GUARD_REQUIRE_CUPTI"); require && *require && *require != '0') {
+  if (const char *require = std::getenv("TORCH_SYNC_GUARD_REQUIRE_CUPTI");
+      require && *require && *require != '0') {
     p.status = GuardStatus{false, "none", error + "; TORCH_SYNC_GUARD_REQUIRE_CUPTI forbids the fallback"};
     return;
   }
@@ -208,12 +210,13 @@ const std::string &sourceRoot() {
 
 // The DeviceSync values of one closed scope.
 std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
-                                      const std::vector<ScopeLedger::Seen> &seen) {
+                                     const std::vector<ScopeLedger::Seen> &seen) {
   std::vector<CallRecord> records;
   records.reserve(seen.size());
   for (const ScopeLedger::Seen &s : seen) {
     const ObservedCall &o = log[s.call];
-    records.push_back(CallRecord{o.call.api, o.blocks, runtime::isCopyApi(o.call.api), o.call.stream, o.callerKey});
+    records.push_back(
+        CallRecord{o.call.api, o.blocks, runtime::isCopyApi(o.call.api), o.call.stream, o.callerKey});
   }
   std::vector<SyncGroup> groups = groupSyncs(records);
   std::vector<runtime::StackTrace> stacks;
@@ -225,13 +228,15 @@ std::vector<DeviceSync> describeSeen(const std::vector<ObservedCall> &log,
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const SyncGroup &g = groups[i];
     const ObservedCall &waiting = log[seen[g.waitingCall].call];
-    const ObservedCall &copy = g.copyCall >= 0 ? log[seen[static_cast<std::size_t>(g.copyCall)].call] : waiting;
+    const ObservedCall &copy =
+        g.copyCall >= 0 ? log[seen[static_cast<std::size_t>(g.copyCall)].call] : waiting;
     DeviceSync sync;
     sync.api = waiting.sdmFunction.empty() ? waiting.call.api : "sync debug mode: " + waiting.sdmFunction;
     if (copy.call.copy != runtime::CopyKind::None) {
       sync.copyApi = copy.call.api;
       sync.copyKind = runtime::copyKindName(copy.call.copy);
-      if (copy.call.copy == runtime::CopyKind::HostToDevice || copy.call.copy == runtime::CopyKind::DeviceToHost)
+      if (copy.call.copy == runtime::CopyKind::HostToDevice ||
+          copy.call.copy == runtime::CopyKind::DeviceToHost)
         sync.hostMemory = runtime::memoryTypeName(copy.call.hostMemory);
       sync.bytes = copy.call.bytes;
     }
@@ -320,7 +325,8 @@ const std::vector<DeviceSync> &SyncScope::stop() {
   if (stopped_)
     return syncs_;
   if (!threadGuard || threadGuard->id != threadGuard_)
-    throw std::logic_error("torch_sync::SyncScope::stop() called on another thread than the one that made it");
+    throw std::logic_error(
+        "torch_sync::SyncScope::stop() called on another thread than the one that made it");
   stopped_ = true;
   --armedScopes;
   std::vector<ScopeLedger::Seen> seen = threadGuard->ledger.closeScope(id_);

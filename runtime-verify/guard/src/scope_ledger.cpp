@@ -31,9 +31,9 @@ std::size_t ScopeLedger::openAllowance(std::string reason) {
 }
 
 void ScopeLedger::closeAllowance(std::size_t id) {
-  allowances_.erase(std::remove_if(allowances_.begin(), allowances_.end(),
-                                   [&](const Allowance &a) { return a.id == id; }),
-                    allowances_.end());
+  allowances_.erase(
+      std::remove_if(allowances_.begin(), allowances_.end(), [&](const Allowance &a) { return a.id == id; }),
+      allowances_.end());
 }
 
 void ScopeLedger::record(std::size_t call) {

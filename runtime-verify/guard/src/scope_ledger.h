@@ -2,9 +2,9 @@
 // saw and under which allowance. Pure code, tested without a GPU (../test/guard_logic_test.cpp).
 //
 // Scopes and allowances are known by the id they were given when opened, not by their position, so they may
-// close in any order. An allowance covers the scopes that were open when it was made: a scope opened inside an
-// allowance is strict again, so a helper that allows its own logging sync does not hide syncs from a test that
-// guards a part of it.
+// close in any order. An allowance covers the scopes that were open when it was made: a scope opened inside
+// an allowance is strict again, so a helper that allows its own logging sync does not hide syncs from a test
+// that guards a part of it.
 #pragma once
 
 #include <cstddef>

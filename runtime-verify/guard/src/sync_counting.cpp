@@ -10,8 +10,8 @@ std::vector<SyncGroup> groupSyncs(const std::vector<CallRecord> &calls) {
     if (call.copy && i + 1 < calls.size()) {
       const CallRecord &next = calls[i + 1];
       bool waitsForIt = runtime::isDeviceWideSynchronize(next.api) ||
-                        (runtime::isSynchronize(next.api) && next.api.find("Stream") != std::string_view::npos &&
-                         next.stream == call.stream);
+                        (runtime::isSynchronize(next.api) &&
+                         next.api.find("Stream") != std::string_view::npos && next.stream == call.stream);
       if (waitsForIt && next.callerKey == call.callerKey) {
         groups.push_back(SyncGroup{i + 1, static_cast<long>(i), false});
         ++i;

@@ -56,8 +56,8 @@ std::string formatSyncs(const std::vector<DeviceSync> &syncs) {
   return out.str();
 }
 
-SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected, const std::string &statement,
-                              int warmups) {
+SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected,
+                              const std::string &statement, int warmups) {
   std::size_t counted = unallowed(syncs).size();
   SyncCountCheck check;
   check.passed = counted == static_cast<std::size_t>(expected < 0 ? 0 : expected);
@@ -65,8 +65,8 @@ SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected
     return check;
   auto plural = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " device sync" : " device syncs"); };
   std::ostringstream out;
-  out << "Expected: " << (expected == 0 ? std::string("no device sync") : plural(expected)) << " in `" << statement
-      << "`";
+  out << "Expected: " << (expected == 0 ? std::string("no device sync") : plural(expected)) << " in `"
+      << statement << "`";
   if (warmups > 0)
     out << " (guarded run after " << warmups << " warm-up run" << (warmups == 1 ? "" : "s") << ")";
   out << "\n  Actual: " << plural(counted);

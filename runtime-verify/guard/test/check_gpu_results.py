@@ -21,7 +21,8 @@ for key in ("gpu", "torch", "driver", "date", "commit"):
 cases = {case["name"]: case for suite in report["testsuites"] for case in suite["testsuite"]}
 # Each kind of sync the checker knows, its sync-free twin, threads, allowances, warm-up, the assertions'
 # failure messages, and the fallback when CUPTI is held.
-required = """ItemIsOneSyncAtTheUsersLine ReductionWithoutReadIsSyncFree PrintingACudaTensorSyncs PrintingTheShapeIsSyncFree
+required = """ItemIsOneSyncAtTheUsersLine ReductionWithoutReadIsSyncFree PrintingACudaTensorSyncs
+PrintingTheShapeIsSyncFree
 CpuCopyIsOneSync NonBlockingCopyIntoPinnedMemoryIsSyncFree BlockingUploadFromPageableMemorySyncs
 NonBlockingUploadFromPinnedMemoryIsSyncFree BooleanMaskIndexSyncs MaskedWhereIsSyncFree NonzeroIsOneSync
 NonzeroStaticIsSyncFree UniqueDimSyncs SortIsSyncFree DeviceSynchronizeIsOneSync StreamSynchronizeIsOneSync
@@ -42,9 +43,13 @@ if report.get("failures") or report.get("errors"):
     failures.append(f"the run had {report.get('failures')} failures and {report.get('errors')} errors")
 
 rows = [json.loads(line) for line in open(os.path.join(results, "overhead.jsonl")) if line.strip()]
+
+
 def median(loop, mode):
     values = [r["iterations_per_second"] for r in rows if r["loop"] == loop and r["mode"] == mode]
     return statistics.median(values) if values else None
+
+
 base, armed = median("minimal_loop_healthy", "not-linked"), median("minimal_loop_healthy", "armed")
 if base is None or armed is None:
     failures.append("overhead.jsonl lacks the minimal loop armed or not linked")

@@ -54,10 +54,12 @@ protected:
   torch::Tensor x;
 };
 
-// ---- Each kind of sync, and its sync-free twin -------------------------------------------------------------
+// ---- Each kind of sync, and its sync-free twin
+// -------------------------------------------------------------
 
 TEST_F(GuardOnGpu, ItemIsOneSyncAtTheUsersLine) {
-  int line = __LINE__; auto syncs = guarded([&] { (void)x.sum().item<float>(); }, "item");
+  int line = __LINE__;
+  auto syncs = guarded([&] { (void)x.sum().item<float>(); }, "item");
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0].api.rfind("cudaStreamSynchronize", 0), 0u) << syncs[0].api;
   EXPECT_EQ(syncs[0].copyKind, "DtoH");
@@ -122,7 +124,8 @@ TEST_F(GuardOnGpu, NonzeroIsOneSync) {
 TEST_F(GuardOnGpu, NonzeroStaticIsSyncFree) { EXPECT_NO_DEVICE_SYNC((void)at::nonzero_static(x, 16)); }
 
 TEST_F(GuardOnGpu, UniqueDimSyncs) {
-  torch::Tensor rows = torch::randint(0, 3, {64, 2}, torch::TensorOptions().device(torch::kCUDA).dtype(torch::kLong));
+  torch::Tensor rows =
+      torch::randint(0, 3, {64, 2}, torch::TensorOptions().device(torch::kCUDA).dtype(torch::kLong));
   auto syncs = guarded([&] { (void)torch::unique_dim(rows, 0); }, "unique_dim");
   EXPECT_GE(torch_sync::unallowed(syncs).size(), 1u);
 }
@@ -139,7 +142,9 @@ TEST_F(GuardOnGpu, StreamSynchronizeIsOneSync) {
   EXPECT_DEVICE_SYNCS(c10::cuda::getCurrentCUDAStream().synchronize(), 1);
 }
 
-TEST_F(GuardOnGpu, StreamQueryIsSyncFree) { EXPECT_NO_DEVICE_SYNC((void)c10::cuda::getCurrentCUDAStream().query()); }
+TEST_F(GuardOnGpu, StreamQueryIsSyncFree) {
+  EXPECT_NO_DEVICE_SYNC((void)c10::cuda::getCurrentCUDAStream().query());
+}
 
 TEST_F(GuardOnGpu, EventSynchronizeIsOneSync) {
   at::cuda::CUDAEvent event;
@@ -177,7 +182,9 @@ TEST_F(GuardOnGpu, StreamOrderedFreeIsSyncFree) {
 
 TEST_F(GuardOnGpu, CudaMemcpyToTheHostIsOneSyncWithItsBytes) {
   std::vector<float> host(1024);
-  int line = __LINE__; auto syncs = guarded([&] { cudaMemcpy(host.data(), x.data_ptr(), 4096, cudaMemcpyDeviceToHost); }, "cudaMemcpy");
+  int line = __LINE__;
+  auto syncs =
+      guarded([&] { cudaMemcpy(host.data(), x.data_ptr(), 4096, cudaMemcpyDeviceToHost); }, "cudaMemcpy");
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0].api, "cudaMemcpy");
   EXPECT_EQ(syncs[0].bytes, 4096u);
@@ -192,7 +199,8 @@ TEST_F(GuardOnGpu, DeviceToDeviceMemcpyAsyncIsSyncFree) {
   EXPECT_NO_DEVICE_SYNC(cudaMemcpyAsync(y.data_ptr(), x.data_ptr(), 4096, cudaMemcpyDeviceToDevice, stream));
 }
 
-// ---- Threads -----------------------------------------------------------------------------------------------
+// ---- Threads
+// -----------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, AnotherThreadsSyncsAreNotCounted) {
   torch::Tensor y = x.clone();
@@ -238,7 +246,8 @@ TEST_F(GuardOnGpu, OtherThreadsRunUnaffectedWhileAScopeIsOpen) {
   EXPECT_EQ(otherSaw.size(), 2u);
 }
 
-// ---- Allowances --------------------------------------------------------------------------------------------
+// ---- Allowances
+// --------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, AnAllowedSyncIsListedNotCounted) {
   auto syncs = guarded(
@@ -258,7 +267,10 @@ TEST_F(GuardOnGpu, AnAllowedSyncIsListedNotCounted) {
 TEST_F(GuardOnGpu, AnAllowanceEndsWithItsScope) {
   EXPECT_DEVICE_SYNCS(
       {
-        { torch_sync::AllowDeviceSyncs allow("first read intended"); (void)x.sum().item<float>(); }
+        {
+          torch_sync::AllowDeviceSyncs allow("first read intended");
+          (void)x.sum().item<float>();
+        }
         (void)x.sum().item<float>();
       },
       1);
@@ -276,7 +288,8 @@ TEST_F(GuardOnGpu, AnAllowanceNeedsAReason) {
   EXPECT_THROW(torch_sync::AllowDeviceSyncs(""), std::invalid_argument);
 }
 
-// ---- Warm-up -----------------------------------------------------------------------------------------------
+// ---- Warm-up
+// -----------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, WarmUpRunsExcludeFirstCallSetUp) {
   // A statement that syncs on its first run only, as first-call set-up does.
@@ -305,11 +318,13 @@ TEST_F(GuardOnGpu, FirstCallSetUpOnAFreshThreadIsWhatWarmUpExcludes) {
   };
   std::vector<Case> cases{
       {"matrix product (cuBLAS)", [&] { (void)torch::mm(a, a); }},
-      {"pinned host allocation", [] { (void)torch::empty({1 << 20}, torch::TensorOptions().pinned_memory(true)); }},
+      {"pinned host allocation",
+       [] { (void)torch::empty({1 << 20}, torch::TensorOptions().pinned_memory(true)); }},
       {"convolution (cuDNN)", [&] { (void)torch::conv2d(image, filter); }},
       {"FFT (cuFFT plan)", [&] { (void)torch::fft::fft(a); }},
       // linalg_cholesky_ex: linalg_cholesky itself reads its error code on the host at every call.
-      {"Cholesky (cuSOLVER)", [&] { (void)torch::linalg_cholesky_ex(torch::mm(a, a.t()) + 256 * torch::eye(256, a.options())); }},
+      {"Cholesky (cuSOLVER)",
+       [&] { (void)torch::linalg_cholesky_ex(torch::mm(a, a.t()) + 256 * torch::eye(256, a.options())); }},
   };
   std::thread fresh([&] {
     for (const Case &c : cases) {
@@ -323,14 +338,17 @@ TEST_F(GuardOnGpu, FirstCallSetUpOnAFreshThreadIsWhatWarmUpExcludes) {
   fresh.join();
 }
 
-// ---- The GoogleTest assertions report failures ---------------------------------------------------------------
+// ---- The GoogleTest assertions report failures
+// ---------------------------------------------------------------
 
 torch::Tensor globalTensor; // EXPECT_NONFATAL_FAILURE's statement cannot use locals
 
 TEST_F(GuardOnGpu, ExpectNoDeviceSyncFailsWithTheLineAndTheOperator) {
   globalTensor = x;
-  EXPECT_NONFATAL_FAILURE(EXPECT_NO_DEVICE_SYNC((void)globalTensor.sum().item<float>()), "in aten::item, at ");
-  EXPECT_NONFATAL_FAILURE(EXPECT_NO_DEVICE_SYNC((void)globalTensor.sum().item<float>()), "guard_gpu_test.cpp:");
+  EXPECT_NONFATAL_FAILURE(EXPECT_NO_DEVICE_SYNC((void)globalTensor.sum().item<float>()),
+                          "in aten::item, at ");
+  EXPECT_NONFATAL_FAILURE(EXPECT_NO_DEVICE_SYNC((void)globalTensor.sum().item<float>()),
+                          "guard_gpu_test.cpp:");
   EXPECT_NONFATAL_FAILURE(EXPECT_DEVICE_SYNCS((void)globalTensor.sum(), 1), "Actual: 0 device syncs");
   globalTensor = torch::Tensor();
 }
@@ -353,7 +371,8 @@ TEST_F(GuardOnGpu, ScopedNoDeviceSyncReportsAtItsLine) {
   globalTensor = torch::Tensor();
 }
 
-// ---- CUPTI held by another tool ------------------------------------------------------------------------------
+// ---- CUPTI held by another tool
+// ------------------------------------------------------------------------------
 
 void CUPTIAPI otherTool(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 

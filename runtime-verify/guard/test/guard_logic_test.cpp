@@ -49,9 +49,7 @@ TEST(SyncCounting, ALoopOfPairsCountsEachPair) {
   EXPECT_EQ(groups.size(), 3u);
 }
 
-TEST(SyncCounting, ANonWaitingCopyAloneIsNoSync) {
-  EXPECT_TRUE(groupSyncs({copy(Blocking::No, 7)}).empty());
-}
+TEST(SyncCounting, ANonWaitingCopyAloneIsNoSync) { EXPECT_TRUE(groupSyncs({copy(Blocking::No, 7)}).empty()); }
 
 TEST(SyncCounting, AWaitingCopyAloneIsOneSync) {
   auto groups = groupSyncs({copy(Blocking::Yes, 7)});
@@ -69,15 +67,16 @@ TEST(SyncCounting, SynchronizesFromAnotherCallerOrStreamAreNotMerged) {
 
 TEST(SyncCounting, ADeviceWideSynchronizeEndsAPairWhateverTheStream) {
   int other = 0;
-  auto groups =
-      groupSyncs({copy(Blocking::No, 7, &other), CallRecord{"cudaDeviceSynchronize", Blocking::Yes, false, nullptr, 7}});
+  auto groups = groupSyncs(
+      {copy(Blocking::No, 7, &other), CallRecord{"cudaDeviceSynchronize", Blocking::Yes, false, nullptr, 7}});
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].copyCall, 0);
 }
 
 TEST(SyncCounting, AnEventSynchronizeDoesNotEndAPair) {
   // The event's stream is unknown: the copy and the wait stay apart.
-  auto groups = groupSyncs({copy(Blocking::Yes, 7), CallRecord{"cudaEventSynchronize", Blocking::Yes, false, nullptr, 7}});
+  auto groups = groupSyncs(
+      {copy(Blocking::Yes, 7), CallRecord{"cudaEventSynchronize", Blocking::Yes, false, nullptr, 7}});
   EXPECT_EQ(groups.size(), 2u);
 }
 
@@ -210,7 +209,8 @@ TEST(Report, DescribesTheCallTheCopyTheOperatorAndTheLine) {
   upload.hostMemory = "pageable";
   upload.bytes = 1024;
   upload.libTorchEntry = "at::Tensor::to(...)";
-  EXPECT_EQ(describe(upload), "cudaMemcpy, a 1024-byte HtoD copy from pageable memory, in at::Tensor::to(...)");
+  EXPECT_EQ(describe(upload),
+            "cudaMemcpy, a 1024-byte HtoD copy from pageable memory, in at::Tensor::to(...)");
 }
 
 TEST(Report, CountsOnlyUnallowedSyncs) {
@@ -221,14 +221,15 @@ TEST(Report, CountsOnlyUnallowedSyncs) {
   EXPECT_TRUE(checkSyncCount(syncs, 1, "model.forward(x)", 1).passed);
   SyncCountCheck none = checkSyncCount(syncs, 0, "model.forward(x)", 1);
   EXPECT_FALSE(none.passed);
-  EXPECT_EQ(none.message,
-            "Expected: no device sync in `model.forward(x)` (guarded run after 1 warm-up run)\n"
-            "  Actual: 1 device sync (and 1 allowed):\n"
-            "  1. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
-            "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody())\n"
-            "  2. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
-            "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody()) [allowed: metric logged once per "
-            "epoch]\n");
+  EXPECT_EQ(
+      none.message,
+      "Expected: no device sync in `model.forward(x)` (guarded run after 1 warm-up run)\n"
+      "  Actual: 1 device sync (and 1 allowed):\n"
+      "  1. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
+      "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody())\n"
+      "  2. cudaStreamSynchronize after a 4-byte DtoH cudaMemcpyAsync into pinned memory, in aten::item, at "
+      "test/model_test.cpp:42 (in ModelTest_Forward_Test::TestBody()) [allowed: metric logged once per "
+      "epoch]\n");
 }
 
 TEST(Report, SaysWhatWasExpectedWhenFewerSyncsCame) {
@@ -250,10 +251,13 @@ TEST(CoreBlocking, DocumentedAndMeasuredRules) {
   EXPECT_EQ(runtime::blocking(call("cuCtxSynchronize")), Blocking::Yes);
   EXPECT_EQ(runtime::blocking(call("cudaMemcpy", CopyKind::DeviceToHost, MemoryType::Pinned)), Blocking::Yes);
   EXPECT_EQ(runtime::blocking(call("cudaMemcpy", CopyKind::DeviceToDevice)), Blocking::No);
-  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pageable)), Blocking::Yes);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pageable)),
+            Blocking::Yes);
   // Measured on the GPU (checker/facts/census-frontend.tsv): a pageable upload did not wait.
-  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::HostToDevice, MemoryType::Pageable)), Blocking::No);
-  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pinned)), Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::HostToDevice, MemoryType::Pageable)),
+            Blocking::No);
+  EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost, MemoryType::Pinned)),
+            Blocking::No);
   EXPECT_EQ(runtime::blocking(call("cudaMemcpyAsync", CopyKind::DeviceToHost)), Blocking::Unknown);
   EXPECT_EQ(runtime::blocking(call("cudaFree")), Blocking::Yes);
   CudaCall nullFree = call("cudaFree");
@@ -266,11 +270,11 @@ TEST(CoreBlocking, DocumentedAndMeasuredRules) {
 
 TEST(CoreBlocking, WatchedApis) {
   for (const char *api : {"cudaDeviceSynchronize", "cudaStreamSynchronize_ptsz", "cudaEventSynchronize",
-                          "cudaMemcpyAsync_ptsz", "cuMemcpyDtoH_v2", "cudaFree", "cudaFreeHost", "cuMemFree_v2",
-                          "cudaHostUnregister", "cuCtxSynchronize"})
+                          "cudaMemcpyAsync_ptsz", "cuMemcpyDtoH_v2", "cudaFree", "cudaFreeHost",
+                          "cuMemFree_v2", "cudaHostUnregister", "cuCtxSynchronize"})
     EXPECT_TRUE(runtime::isWatchedApi(api)) << api;
-  for (const char *api : {"cudaLaunchKernel", "cudaFreeAsync", "cuMemFreeAsync", "cudaMalloc", "cudaStreamQuery",
-                          "cudaEventQuery", "cudaMemsetAsync"})
+  for (const char *api : {"cudaLaunchKernel", "cudaFreeAsync", "cuMemFreeAsync", "cudaMalloc",
+                          "cudaStreamQuery", "cudaEventQuery", "cudaMemsetAsync"})
     EXPECT_FALSE(runtime::isWatchedApi(api)) << api;
   // The facts' table: cuMemFreeHost and cuMemHostUnregister wait as their runtime twins do.
   EXPECT_TRUE(runtime::isWatchedApi("cuMemFreeHost"));
@@ -303,8 +307,9 @@ runtime::Frame frame(const char *module, const char *function, const char *file 
 
 TEST(CoreFrames, ClassifiesByModuleFileAndName) {
   using runtime::FrameOrigin;
-  EXPECT_EQ(runtime::classifyFrame(frame("/opt/venv/torch/lib/libtorch_cuda.so", "at::native::nonzero_out_cuda")),
-            FrameOrigin::LibTorch);
+  EXPECT_EQ(
+      runtime::classifyFrame(frame("/opt/venv/torch/lib/libtorch_cuda.so", "at::native::nonzero_out_cuda")),
+      FrameOrigin::LibTorch);
   EXPECT_EQ(runtime::classifyFrame(frame("/usr/local/cuda/lib64/libcudart.so.13", "cudaStreamSynchronize")),
             FrameOrigin::Cuda);
   EXPECT_EQ(runtime::classifyFrame(frame("/lib/x86_64-linux-gnu/libc.so.6", "__libc_start_main")),
@@ -316,10 +321,11 @@ TEST(CoreFrames, ClassifiesByModuleFileAndName) {
   EXPECT_EQ(runtime::classifyFrame(frame("/build/model_test", "std::function<void ()>::operator()() const",
                                          "/usr/include/c++/12/bits/std_function.h")),
             FrameOrigin::System);
-  EXPECT_EQ(runtime::classifyFrame(frame("/build/lib/libtorch_sync_guard.so.0", "torch_sync::SyncScope::stop()")),
-            FrameOrigin::TorchSync);
-  EXPECT_EQ(runtime::classifyFrame(frame("/build/model_test", "ModelTest_Forward_Test::TestBody()",
-                                         "/src/test/model_test.cpp")),
+  EXPECT_EQ(
+      runtime::classifyFrame(frame("/build/lib/libtorch_sync_guard.so.0", "torch_sync::SyncScope::stop()")),
+      FrameOrigin::TorchSync);
+  EXPECT_EQ(runtime::classifyFrame(
+                frame("/build/model_test", "ModelTest_Forward_Test::TestBody()", "/src/test/model_test.cpp")),
             FrameOrigin::User);
   EXPECT_EQ(runtime::classifyFrame(frame("/build/libmy_extension.so", "myext::forward(at::Tensor)")),
             FrameOrigin::User);
@@ -344,8 +350,9 @@ TEST(CoreFrames, FindsTheUserFrameTheOperatorAndTheEntry) {
 }
 
 TEST(CoreFrames, ReadableFunctionUnwrapsStdFunction) {
-  EXPECT_EQ(runtime::readableFunction("std::_Function_handler<void (), (anonymous namespace)::T_Item_Test::TestBody()::"
-                                      "{lambda()#1}>::_M_invoke(std::_Any_data const&)"),
+  EXPECT_EQ(runtime::readableFunction(
+                "std::_Function_handler<void (), (anonymous namespace)::T_Item_Test::TestBody()::"
+                "{lambda()#1}>::_M_invoke(std::_Any_data const&)"),
             "(anonymous namespace)::T_Item_Test::TestBody()::{lambda()#1}");
   EXPECT_EQ(runtime::readableFunction("T_Item_Test::TestBody()"), "T_Item_Test::TestBody()");
 }

@@ -14,7 +14,8 @@ TRACE_FIELDS = {"label": str, "path": str, "reader": str, "schema_version": (int
                 "host_busy": list, "gaps": list, "notes": list}
 GAP_FIELDS = {"device": object, "stream": object, "start_us": float, "end_us": float, "offset_us": float,
               "duration_us": float, "device_idle_us": float, "category": str, "call": (dict, type(None)),
-              "thread": (str, type(None)), "wait_thread": (str, type(None)), "op_chain": list, "op_chain_text": str, "top_op": (str, type(None)),
+              "thread": (str, type(None)), "wait_thread": (str, type(None)), "op_chain": list, "op_chain_text": str,
+              "top_op": (str, type(None)),
               "location": (str, type(None)), "function": (str, type(None)), "line_source": (str, type(None)),
               "findings": list, "previous_activity": str, "next_activity": str}
 WINDOW_FIELDS = {"source": str, "name": (str, type(None)), "start_us": float, "end_us": float,

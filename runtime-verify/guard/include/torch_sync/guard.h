@@ -3,9 +3,9 @@
 //
 // It sees every CUDA runtime and driver call that can wait for the device (synchronizes, copies, frees,
 // unregistrations) through CUPTI's callback API, on the guarded thread only, and names for each the user's
-// source line (the first frame outside LibTorch, CUDA and the C++ runtime), the ATen operator around it and the
-// bytes copied. When CUPTI is held by another tool it falls back to PyTorch's sync debug mode (when built with
-// LibTorch); with no GPU it sees nothing and says so (status()).
+// source line (the first frame outside LibTorch, CUDA and the C++ runtime), the ATen operator around it and
+// the bytes copied. When CUPTI is held by another tool it falls back to PyTorch's sync debug mode (when built
+// with LibTorch); with no GPU it sees nothing and says so (status()).
 #pragma once
 
 #include <cstddef>
@@ -39,9 +39,9 @@ struct DeviceSync {
 
 // What the guard can see in this process, as of the last time a scope was opened (or now, when none was).
 struct GuardStatus {
-  bool seesSyncs = false;  // false: no GPU, or neither CUPTI nor a fallback is available
-  std::string backend;     // "CUPTI", "sync debug mode" or "none"
-  std::string reason;      // why not CUPTI, and what the fallback misses; "" with CUPTI
+  bool seesSyncs = false; // false: no GPU, or neither CUPTI nor a fallback is available
+  std::string backend;    // "CUPTI", "sync debug mode" or "none"
+  std::string reason;     // why not CUPTI, and what the fallback misses; "" with CUPTI
 };
 TORCH_SYNC_GUARD_API GuardStatus guardStatus();
 
@@ -66,7 +66,7 @@ private:
   GuardStatus status_;
   std::vector<DeviceSync> syncs_;
   bool stopped_ = false;
-  std::size_t id_ = 0;           // in the thread's ledger
+  std::size_t id_ = 0;            // in the thread's ledger
   std::uint64_t threadGuard_ = 0; // the thread's guard state it belongs to
 };
 
@@ -81,7 +81,7 @@ public:
   AllowDeviceSyncs &operator=(const AllowDeviceSyncs &) = delete;
 
 private:
-  std::size_t id_ = 0;            // 0 when no scope was open on the thread
+  std::size_t id_ = 0; // 0 when no scope was open on the thread
   std::uint64_t threadGuard_ = 0;
 };
 
@@ -108,7 +108,7 @@ struct SyncCountCheck {
 };
 // Pure: compares syncs with expected and writes GoogleTest-style "Expected/Actual" text naming statement and
 // the warm-up runs.
-TORCH_SYNC_GUARD_API SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected, const std::string &statement,
-                              int warmups);
+TORCH_SYNC_GUARD_API SyncCountCheck checkSyncCount(const std::vector<DeviceSync> &syncs, int expected,
+                                                   const std::string &statement, int warmups);
 
 } // namespace torch_sync
