@@ -54,12 +54,12 @@ protected:
   torch::Tensor x;
 };
 
-// ---- Each kind of sync, and its sync-free twin
-// -------------------------------------------------------------
+// ---- Each kind of sync, and its sync-free twin ------------------------------------------------------------
 
 TEST_F(GuardOnGpu, ItemIsOneSyncAtTheUsersLine) {
-  int line = __LINE__;
-  auto syncs = guarded([&] { (void)x.sum().item<float>(); }, "item");
+  // clang-format off: the sync's line is the line of __LINE__.
+  int line = __LINE__; auto syncs = guarded([&] { (void)x.sum().item<float>(); }, "item");
+  // clang-format on
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0].api.rfind("cudaStreamSynchronize", 0), 0u) << syncs[0].api;
   EXPECT_EQ(syncs[0].copyKind, "DtoH");
@@ -182,9 +182,9 @@ TEST_F(GuardOnGpu, StreamOrderedFreeIsSyncFree) {
 
 TEST_F(GuardOnGpu, CudaMemcpyToTheHostIsOneSyncWithItsBytes) {
   std::vector<float> host(1024);
-  int line = __LINE__;
-  auto syncs =
-      guarded([&] { cudaMemcpy(host.data(), x.data_ptr(), 4096, cudaMemcpyDeviceToHost); }, "cudaMemcpy");
+  // clang-format off: the sync's line is the line of __LINE__.
+  int line = __LINE__; auto syncs = guarded([&] { cudaMemcpy(host.data(), x.data_ptr(), 4096, cudaMemcpyDeviceToHost); }, "cudaMemcpy");
+  // clang-format on
   ASSERT_EQ(syncs.size(), 1u);
   EXPECT_EQ(syncs[0].api, "cudaMemcpy");
   EXPECT_EQ(syncs[0].bytes, 4096u);
@@ -199,8 +199,7 @@ TEST_F(GuardOnGpu, DeviceToDeviceMemcpyAsyncIsSyncFree) {
   EXPECT_NO_DEVICE_SYNC(cudaMemcpyAsync(y.data_ptr(), x.data_ptr(), 4096, cudaMemcpyDeviceToDevice, stream));
 }
 
-// ---- Threads
-// -----------------------------------------------------------------------------------------------
+// ---- Threads ----------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, AnotherThreadsSyncsAreNotCounted) {
   torch::Tensor y = x.clone();
@@ -246,8 +245,7 @@ TEST_F(GuardOnGpu, OtherThreadsRunUnaffectedWhileAScopeIsOpen) {
   EXPECT_EQ(otherSaw.size(), 2u);
 }
 
-// ---- Allowances
-// --------------------------------------------------------------------------------------------
+// ---- Allowances -------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, AnAllowedSyncIsListedNotCounted) {
   auto syncs = guarded(
@@ -288,8 +286,7 @@ TEST_F(GuardOnGpu, AnAllowanceNeedsAReason) {
   EXPECT_THROW(torch_sync::AllowDeviceSyncs(""), std::invalid_argument);
 }
 
-// ---- Warm-up
-// -----------------------------------------------------------------------------------------------
+// ---- Warm-up ----------------------------------------------------------------------------------------------
 
 TEST_F(GuardOnGpu, WarmUpRunsExcludeFirstCallSetUp) {
   // A statement that syncs on its first run only, as first-call set-up does.
@@ -338,8 +335,7 @@ TEST_F(GuardOnGpu, FirstCallSetUpOnAFreshThreadIsWhatWarmUpExcludes) {
   fresh.join();
 }
 
-// ---- The GoogleTest assertions report failures
-// ---------------------------------------------------------------
+// ---- The GoogleTest assertions report failures ------------------------------------------------------------
 
 torch::Tensor globalTensor; // EXPECT_NONFATAL_FAILURE's statement cannot use locals
 
@@ -371,8 +367,7 @@ TEST_F(GuardOnGpu, ScopedNoDeviceSyncReportsAtItsLine) {
   globalTensor = torch::Tensor();
 }
 
-// ---- CUPTI held by another tool
-// ------------------------------------------------------------------------------
+// ---- CUPTI held by another tool ---------------------------------------------------------------------------
 
 void CUPTIAPI otherTool(void *, CUpti_CallbackDomain, CUpti_CallbackId, const void *) {}
 
