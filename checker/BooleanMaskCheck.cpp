@@ -1,5 +1,4 @@
-//===--- BooleanMaskCheck.cpp - torch-sync-boolean-mask
-//--------------------===//
+//===--- BooleanMaskCheck.cpp - torch-sync-boolean-mask -------------------===//
 
 #include "BooleanMaskCheck.h"
 #include "TorchMatchers.h"

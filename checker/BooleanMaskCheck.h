@@ -1,5 +1,4 @@
-//===--- BooleanMaskCheck.h - torch-sync-boolean-mask
-//----------------------===//
+//===--- BooleanMaskCheck.h - torch-sync-boolean-mask ---------------------===//
 
 #ifndef TORCH_SYNC_BOOLEANMASKCHECK_H
 #define TORCH_SYNC_BOOLEANMASKCHECK_H

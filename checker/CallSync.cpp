@@ -1,5 +1,4 @@
-//===--- CallSync.cpp - does this call synchronize?
-//------------------------===//
+//===--- CallSync.cpp - does this call synchronize? -----------------------===//
 
 #include "CallSync.h"
 #include "EnclosingContext.h"

@@ -1,5 +1,4 @@
-//===--- CallSync.h - does this call synchronize?
-//--------------------------===//
+//===--- CallSync.h - does this call synchronize? -------------------------===//
 //
 // The one question every torch-sync check asks of a call: given its
 // arguments (their types, their devices, the values written there) and the

@@ -1,5 +1,4 @@
-//===--- DeviceIndexCheck.cpp - torch-sync-device-index
-//--------------------===//
+//===--- DeviceIndexCheck.cpp - torch-sync-device-index -------------------===//
 
 #include "DeviceIndexCheck.h"
 #include "TorchMatchers.h"

@@ -1,5 +1,4 @@
-//===--- DeviceIndexCheck.h - torch-sync-device-index
-//----------------------===//
+//===--- DeviceIndexCheck.h - torch-sync-device-index ---------------------===//
 
 #ifndef TORCH_SYNC_DEVICEINDEXCHECK_H
 #define TORCH_SYNC_DEVICEINDEXCHECK_H

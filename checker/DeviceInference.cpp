@@ -1,5 +1,4 @@
-//===--- DeviceInference.cpp - where does a tensor live?
-//-------------------===//
+//===--- DeviceInference.cpp - where does a tensor live? ------------------===//
 
 #include "DeviceInference.h"
 #include "LibTorchApi.h"

@@ -1,5 +1,4 @@
-//===--- DeviceInference.h - where does a tensor live?
-//---------------------===//
+//===--- DeviceInference.h - where does a tensor live? --------------------===//
 //
 // A small inference of the device a LibTorch tensor lives on. A host-device
 // synchronization needs a CUDA tensor, so the checks stay silent on tensors

@@ -1,5 +1,4 @@
-//===--- DeviceLattice.cpp - the values of the device inference
-//------------===//
+//===--- DeviceLattice.cpp - the values of the device inference -----------===//
 
 #include "DeviceLattice.h"
 #include "clang/AST/Decl.h"

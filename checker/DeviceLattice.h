@@ -1,5 +1,4 @@
-//===--- DeviceLattice.h - the values of the device inference
-//--------------===//
+//===--- DeviceLattice.h - the values of the device inference -------------===//
 //
 // The lattice that the device inference computes in: what is known about the
 // device of a tensor or of a value naming a device (DeviceKind), how the

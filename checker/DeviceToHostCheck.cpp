@@ -1,5 +1,4 @@
-//===--- DeviceToHostCheck.cpp - torch-sync-device-to-host
-//-----------------===//
+//===--- DeviceToHostCheck.cpp - torch-sync-device-to-host ----------------===//
 
 #include "DeviceToHostCheck.h"
 #include "TorchMatchers.h"

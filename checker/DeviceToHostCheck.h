@@ -1,5 +1,4 @@
-//===--- DeviceToHostCheck.h - torch-sync-device-to-host
-//-------------------===//
+//===--- DeviceToHostCheck.h - torch-sync-device-to-host ------------------===//
 
 #ifndef TORCH_SYNC_DEVICETOHOSTCHECK_H
 #define TORCH_SYNC_DEVICETOHOSTCHECK_H

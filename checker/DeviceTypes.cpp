@@ -1,5 +1,6 @@
-//===--- DeviceTypes.cpp - the types and callees the device inference knows
-//===//
+//===--- DeviceTypes.cpp --------------------------------------------------===//
+//
+// The types and callees the device inference knows.
 
 #include "DeviceTypes.h"
 #include "clang/AST/DeclCXX.h"

@@ -1,5 +1,4 @@
-//===--- DeviceTypes.h - the types and callees the device inference knows
-//--===//
+//===--- DeviceTypes.h - the types and callees the device inference knows -===//
 //
 // The recognisers that every part of the device inference shares: whether a
 // type is at::Tensor, a list of tensors, a value that names a device or one

@@ -1,5 +1,4 @@
-//===--- DeviceValueFlow.cpp - host values read from the device
-//------------===//
+//===--- DeviceValueFlow.cpp - host values read from the device -----------===//
 
 #include "DeviceValueFlow.h"
 #include "SyncFacts.h"

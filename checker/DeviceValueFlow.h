@@ -1,5 +1,4 @@
-//===--- DeviceValueFlow.h - host values read from the device
-//--------------===//
+//===--- DeviceValueFlow.h - host values read from the device -------------===//
 //
 // Where a value read from the device with 'item()' goes. A read whose value
 // sizes, slices or indexes a tensor (a dynamic shape) is reported once, by

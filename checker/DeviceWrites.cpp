@@ -1,5 +1,4 @@
-//===--- DeviceWrites.cpp - what may give a tensor variable another value
-//--===//
+//===--- DeviceWrites.cpp - what may give a tensor variable another value -===//
 
 #include "DeviceWrites.h"
 #include "LibTorchApi.h"

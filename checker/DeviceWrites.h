@@ -1,5 +1,4 @@
-//===--- DeviceWrites.h - what may give a tensor variable another value
-//----===//
+//===--- DeviceWrites.h - what may give a tensor variable another value ---===//
 //
 // The writes of a variable that the device inference looks for in its
 // function: assignments (built-in and operator=), and the escapes through

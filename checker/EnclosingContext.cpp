@@ -1,5 +1,4 @@
-//===--- EnclosingContext.cpp - where a statement runs in its function
-//-----===//
+//===--- EnclosingContext.cpp - where a statement runs in its function ----===//
 
 #include "EnclosingContext.h"
 #include "clang/AST/Decl.h"

@@ -1,5 +1,4 @@
-//===--- EnclosingContext.h - where a statement runs in its function
-//-------===//
+//===--- EnclosingContext.h - where a statement runs in its function ------===//
 //
 // Questions about the code around a statement, answered from the AST's parent
 // map (clang's ParentMapContext) rather than from what an earlier match saw:

@@ -1,5 +1,4 @@
-//===--- ExplicitSyncCheck.cpp - torch-sync-explicit
-//-----------------------===//
+//===--- ExplicitSyncCheck.cpp - torch-sync-explicit ----------------------===//
 
 #include "ExplicitSyncCheck.h"
 #include "clang/AST/ASTContext.h"

@@ -1,5 +1,4 @@
-//===--- ExplicitSyncCheck.h - torch-sync-explicit
-//-------------------------===//
+//===--- ExplicitSyncCheck.h - torch-sync-explicit ------------------------===//
 
 #ifndef TORCH_SYNC_EXPLICITSYNCCHECK_H
 #define TORCH_SYNC_EXPLICITSYNCCHECK_H

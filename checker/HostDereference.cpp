@@ -1,5 +1,6 @@
-//===--- HostDereference.cpp - tensors whose data the host reads or writes
-//--===//
+//===--- HostDereference.cpp ----------------------------------------------===//
+//
+// Tensors whose data the host reads or writes.
 
 #include "HostDereference.h"
 #include "DeviceTypes.h"

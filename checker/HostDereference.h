@@ -1,5 +1,4 @@
-//===--- HostDereference.h - tensors whose data the host reads or writes
-//----===//
+//===--- HostDereference.h - tensors whose data the host reads or writes --===//
 //
 // Evidence that a tensor is on the CPU: code that reads or writes its
 // elements through a host pointer ('t.data_ptr<float>()[i]', '*p' for

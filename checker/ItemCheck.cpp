@@ -1,5 +1,4 @@
-//===--- ItemCheck.cpp - torch-sync-item
-//-----------------------------------===//
+//===--- ItemCheck.cpp - torch-sync-item ----------------------------------===//
 
 #include "ItemCheck.h"
 #include "CallSync.h"

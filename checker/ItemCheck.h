@@ -1,5 +1,4 @@
-//===--- ItemCheck.h - torch-sync-item
-//-------------------------------------===//
+//===--- ItemCheck.h - torch-sync-item ------------------------------------===//
 
 #ifndef TORCH_SYNC_ITEMCHECK_H
 #define TORCH_SYNC_ITEMCHECK_H

@@ -1,5 +1,4 @@
-//===--- LibTorchApi.cpp - what the checks know about LibTorch's classes
-//----===//
+//===--- LibTorchApi.cpp - what the checks know about LibTorch's classes --===//
 
 #include "LibTorchApi.h"
 #include "DeviceInference.h"

@@ -1,5 +1,4 @@
-//===--- LibTorchApi.h - what the checks know about LibTorch's classes
-//------===//
+//===--- LibTorchApi.h - what the checks know about LibTorch's classes ----===//
 //
 // Facts about LibTorch's C++ frontend that the device inference relies on,
 // each from a LibTorch header or source named at its definition: the modules

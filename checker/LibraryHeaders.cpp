@@ -1,5 +1,4 @@
-//===--- LibraryHeaders.cpp - LibTorch's headers parsed as system headers
-//--===//
+//===--- LibraryHeaders.cpp - LibTorch's headers parsed as system headers -===//
 
 #include "LibraryHeaders.h"
 #include "clang/Basic/SourceManager.h"

@@ -1,5 +1,4 @@
-//===--- LibraryHeaders.h - LibTorch's headers parsed as system headers
-//----===//
+//===--- LibraryHeaders.h - LibTorch's headers parsed as system headers ---===//
 //
 // The pre-filter that keeps every matcher out of LibTorch's and other
 // libraries' headers when a build names them with -I rather than -isystem

@@ -1,5 +1,4 @@
-//===--- PrintCheck.cpp - torch-sync-print
-//---------------------------------===//
+//===--- PrintCheck.cpp - torch-sync-print --------------------------------===//
 
 #include "PrintCheck.h"
 #include "TorchMatchers.h"

@@ -1,5 +1,4 @@
-//===--- PrintCheck.h - torch-sync-print
-//-----------------------------------===//
+//===--- PrintCheck.h - torch-sync-print ----------------------------------===//
 
 #ifndef TORCH_SYNC_PRINTCHECK_H
 #define TORCH_SYNC_PRINTCHECK_H

@@ -1,5 +1,4 @@
-//===--- ProjectFacts.cpp - device facts about a whole project
-//-------------===//
+//===--- ProjectFacts.cpp - device facts about a whole project ------------===//
 
 #include "ProjectFacts.h"
 #include "clang/AST/ASTContext.h"

@@ -1,5 +1,4 @@
-//===--- ProjectFacts.h - device facts about a whole project
-//---------------===//
+//===--- ProjectFacts.h - device facts about a whole project --------------===//
 //
 // The project facts file: for each function of the project, the device its
 // tensor parameters receive at every call in the project and the device it

@@ -1,5 +1,4 @@
-//===--- ProjectFactsCheck.cpp - torch-sync-project-facts
-//------------------===//
+//===--- ProjectFactsCheck.cpp - torch-sync-project-facts -----------------===//
 
 #include "ProjectFactsCheck.h"
 #include "DeviceInference.h"

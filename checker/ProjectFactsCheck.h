@@ -1,5 +1,4 @@
-//===--- ProjectFactsCheck.h - torch-sync-project-facts
-//--------------------===//
+//===--- ProjectFactsCheck.h - torch-sync-project-facts -------------------===//
 
 #ifndef TORCH_SYNC_PROJECTFACTSCHECK_H
 #define TORCH_SYNC_PROJECTFACTSCHECK_H

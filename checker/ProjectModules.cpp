@@ -1,5 +1,4 @@
-//===--- ProjectModules.cpp - facts about the project's torch::nn modules
-//--===//
+//===--- ProjectModules.cpp - facts about the project's torch::nn modules -===//
 
 #include "ProjectModules.h"
 #include "DeviceInference.h"

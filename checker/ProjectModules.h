@@ -1,5 +1,4 @@
-//===--- ProjectModules.h - facts about the project's torch::nn modules
-//----===//
+//===--- ProjectModules.h - facts about the project's torch::nn modules ---===//
 //
 // What the project pass records about a module class of the project (one
 // that derives from torch::nn::Module), so that a translation unit that only

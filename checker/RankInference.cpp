@@ -1,5 +1,4 @@
-//===--- RankInference.cpp - tensors known to have zero dimensions
-//---------===//
+//===--- RankInference.cpp - tensors known to have zero dimensions --------===//
 
 #include "RankInference.h"
 #include "DeviceInference.h"

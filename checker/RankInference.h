@@ -1,5 +1,4 @@
-//===--- RankInference.h - tensors known to have zero dimensions, or more
-//--===//
+//===--- RankInference.h - tensors known to have zero dimensions, or more -===//
 //
 // A small rank inference for the two questions the checks ask about shapes.
 // Is a tensor a 0-dim (scalar) tensor? LibTorch's C++ indexing API reads a

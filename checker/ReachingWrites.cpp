@@ -1,5 +1,4 @@
-//===--- ReachingWrites.cpp - which writes of a variable reach a use
-//-------===//
+//===--- ReachingWrites.cpp - which writes of a variable reach a use ------===//
 
 #include "ReachingWrites.h"
 #include "clang-tidy/utils/ExprSequence.h"

@@ -1,5 +1,4 @@
-//===--- ReachingWrites.h - which writes of a variable reach a use
-//---------===//
+//===--- ReachingWrites.h - which writes of a variable reach a use --------===//
 //
 // A reaching-definitions query over clang's CFG of one function, for one local
 // variable at a time: which of the variable's writes (its declaration, the

@@ -1,5 +1,4 @@
-//===--- SyncCheckBase.cpp - what every torch-sync check shares
-//------------===//
+//===--- SyncCheckBase.cpp - what every torch-sync check shares -----------===//
 
 #include "SyncCheckBase.h"
 #include "DeviceValueFlow.h"

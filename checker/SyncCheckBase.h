@@ -1,5 +1,4 @@
-//===--- SyncCheckBase.h - what every torch-sync check shares
-//--------------===//
+//===--- SyncCheckBase.h - what every torch-sync check shares -------------===//
 //
 // The options, the filters and the message that all torch-sync checks share.
 // A check derives from SyncCheckBase, registers its matchers in

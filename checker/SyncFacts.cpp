@@ -1,5 +1,4 @@
-//===--- SyncFacts.cpp - the table of synchronizing LibTorch calls
-//---------===//
+//===--- SyncFacts.cpp - the table of synchronizing LibTorch calls --------===//
 //
 // The lookups over the generated table (SyncFactsTable.inc, made at build time
 // by checker/facts/generate_facts.py from the text files in checker/facts/).

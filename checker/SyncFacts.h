@@ -1,5 +1,4 @@
-//===--- SyncFacts.h - the table of synchronizing LibTorch calls
-//-----------===//
+//===--- SyncFacts.h - the table of synchronizing LibTorch calls ----------===//
 //
 // One table of facts that every torch-sync check reads: which LibTorch
 // declaration blocks the host, what it does, where PyTorch does it, and what to

@@ -1,5 +1,4 @@
-//===--- SyncGuard.cpp - the flag a sync runs under
-//-------------------------===//
+//===--- SyncGuard.cpp - the flag a sync runs under -----------------------===//
 
 #include "SyncGuard.h"
 #include "DeviceInference.h"

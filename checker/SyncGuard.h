@@ -1,5 +1,4 @@
-//===--- SyncGuard.h - the flag a sync runs under
-//---------------------------===//
+//===--- SyncGuard.h - the flag a sync runs under -------------------------===//
 //
 // Whether a call in a function body runs only under a flag: inside an 'if'
 // (or a '?:', '&&', '||') whose condition is a plain variable, parameter or

@@ -1,5 +1,4 @@
-//===--- SyncSummary.cpp - the syncs a call of a function reaches
-//-----------===//
+//===--- SyncSummary.cpp - the syncs a call of a function reaches ---------===//
 
 #include "SyncSummary.h"
 #include "clang/AST/ASTContext.h"

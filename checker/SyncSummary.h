@@ -1,5 +1,4 @@
-//===--- SyncSummary.h - the syncs a call of a function reaches
-//-------------===//
+//===--- SyncSummary.h - the syncs a call of a function reaches -----------===//
 //
 // Per-function summaries of the syncs that a function's body reaches, in the
 // body itself or through the functions it calls, for torch-sync-transitive.

@@ -1,5 +1,4 @@
-//===--- ThrustPolicy.cpp - where a Thrust algorithm call runs
-//-------------===//
+//===--- ThrustPolicy.cpp - where a Thrust algorithm call runs ------------===//
 
 #include "ThrustPolicy.h"
 #include "clang/AST/DeclCXX.h"

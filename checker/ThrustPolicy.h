@@ -1,5 +1,4 @@
-//===--- ThrustPolicy.h - where a Thrust algorithm call runs
-//---------------===//
+//===--- ThrustPolicy.h - where a Thrust algorithm call runs --------------===//
 //
 // Thrust (CCCL) picks the system an algorithm runs on from its execution
 // policy argument ('thrust::device', 'thrust::cuda::par.on(s)',

@@ -1,5 +1,4 @@
-//===--- TorchSyncTidyModule.cpp - the torch-sync clang-tidy module
-//--------===//
+//===--- TorchSyncTidyModule.cpp - the torch-sync clang-tidy module -------===//
 //
 // Registers the torch-sync-* checks, in alphabetical order.
 //

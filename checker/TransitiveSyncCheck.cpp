@@ -1,5 +1,4 @@
-//===--- TransitiveSyncCheck.cpp - torch-sync-transitive
-//-------------------===//
+//===--- TransitiveSyncCheck.cpp - torch-sync-transitive ------------------===//
 
 #include "TransitiveSyncCheck.h"
 #include "EnclosingContext.h"

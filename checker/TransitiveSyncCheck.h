@@ -1,5 +1,4 @@
-//===--- TransitiveSyncCheck.h - torch-sync-transitive
-//---------------------===//
+//===--- TransitiveSyncCheck.h - torch-sync-transitive --------------------===//
 
 #ifndef TORCH_SYNC_TRANSITIVESYNCCHECK_H
 #define TORCH_SYNC_TRANSITIVESYNCCHECK_H

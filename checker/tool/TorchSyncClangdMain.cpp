@@ -1,5 +1,4 @@
-//===--- TorchSyncClangdMain.cpp - torch-sync-clangd
-//-----------------------===//
+//===--- TorchSyncClangdMain.cpp - torch-sync-clangd ----------------------===//
 //
 // torch-sync-clangd is clangd with the torch-sync clang-tidy module linked in:
 // it takes clangd's flags and runs the torch-sync-* checks that a .clangd file

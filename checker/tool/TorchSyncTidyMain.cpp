@@ -1,5 +1,4 @@
-//===--- TorchSyncTidyMain.cpp - torch-sync-tidy
-//---------------------------===//
+//===--- TorchSyncTidyMain.cpp - torch-sync-tidy --------------------------===//
 //
 // torch-sync-tidy is clang-tidy with the torch-sync module linked in: it takes
 // clang-tidy's flags, runs all of clang-tidy's own checks and the torch-sync-*
