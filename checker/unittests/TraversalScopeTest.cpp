@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TraversalScope.h"
-#include "EnclosingContext.h"
+#include "support/TraversalScope.h"
+#include "support/EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"

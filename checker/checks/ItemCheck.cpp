@@ -1,0 +1,90 @@
+//===--- ItemCheck.cpp - torch-sync-item ----------------------------------===//
+
+#include "checks/ItemCheck.h"
+#include "analysis/CallSync.h"
+#include "clang-tidy/ClangTidyDiagnosticConsumer.h"
+#include "libtorch/TorchMatchers.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral CallId = "call";
+constexpr llvm::StringLiteral UserSyncCallId = "user-sync-call";
+} // namespace
+
+ItemCheck::ItemCheck(StringRef Name, ClangTidyContext *Context)
+    : SyncCheckBase(Name, Context),
+      SyncFunctions(Options.getLocalOrGlobal("SyncFunctions", "")),
+      DeviceIndexEnabled(Context->isCheckEnabled("torch-sync-device-index")) {}
+
+void ItemCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  SyncCheckBase::storeOptions(Opts);
+  Options.store(Opts, "SyncFunctions", SyncFunctions);
+}
+
+void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The census-measured overloads classified under this check.
+  registerMeasuredSyncMatchers(Finder, SyncCategory::Item);
+  Finder->addMatcher(
+      cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))))
+          .bind(CallId),
+      this);
+  Finder->addMatcher(
+      callExpr(
+          callee(functionDecl(hasAnyName(functionNames(SyncCategory::Item)))),
+          // Tensor methods are the matcher above's; other members
+          // ('torch::optim::LBFGS::step') are functions of the table.
+          unless(cxxMemberCallExpr(
+              callee(tensorMethod(methodNames(SyncCategory::Item))))))
+          .bind(CallId),
+      this);
+  auto UserFunctions = std::make_shared<std::vector<llvm::Regex>>(
+      parseRegexList("SyncFunctions", SyncFunctions));
+  if (!UserFunctions->empty())
+    Finder->addMatcher(
+        callExpr(callee(functionDecl(qualifiedNameMatchesAny(UserFunctions))))
+            .bind(UserSyncCallId),
+        this);
+}
+
+void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  ASTContext &Context = *Result.Context;
+  if (const auto *Call = Result.Nodes.getNodeAs<CallExpr>(UserSyncCallId)) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    // The user declared the function synchronizing: there is no device to
+    // infer, and ReportUnknownDevice does not apply.
+    if (!Callee || !isReportablePlace(*Call, Context))
+      return;
+    reportSync(*Call, Callee->getQualifiedNameAsString(),
+               "is declared as synchronizing (option 'SyncFunctions')",
+               "moving it out of the hot path", Context);
+    return;
+  }
+
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee)
+    return;
+  const SyncFact *Fact = findSyncFact(SyncCategory::Item, *Callee);
+  if (!Fact || !isReportablePlace(*Call, Context))
+    return;
+  // A read that becomes a size, bound or index is torch-sync-device-index's.
+  if (DeviceIndexEnabled && Fact->Method == "item" &&
+      isShapeRead(*Call, Context))
+    return;
+
+  // The value read is computed from the receiver (t.item()) or from every
+  // tensor argument (at::equal(a, b)); the overloads with a tensor 'value'
+  // (masked_fill_, fill_) read that value (CallSync.h).
+  std::optional<CallSync> Sync =
+      callSync(*Call, *Fact, devices(Context), Context, syncRules());
+  if (!Sync || !isReportableDevice(Sync->Device))
+    return;
+  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
+}
+
+} // namespace clang::tidy::torch_sync

@@ -1,0 +1,185 @@
+//===--- TransitiveSyncCheck.cpp - torch-sync-transitive ------------------===//
+
+#include "checks/TransitiveSyncCheck.h"
+#include "support/EnclosingContext.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+constexpr llvm::StringLiteral CallId = "call";
+
+/// Matches a function with a body somewhere in the translation unit, in any
+/// of its declarations (the one called may come before it).
+AST_MATCHER(FunctionDecl, isDefinedInTranslationUnit) {
+  return Node.isDefined();
+}
+
+/// Whether \p Function is a lambda's call operator.
+bool isLambda(const FunctionDecl &Function) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  return Method && Method->getParent()->isLambda();
+}
+
+/// Whether \p Call calls a lambda where it is written ('[&] { ... }()', as
+/// AT_DISPATCH_* do with the lambda given them): the syncs in its body are
+/// reported there, where they are written.
+bool callsLambdaWhereDefined(const CallExpr &Call) {
+  const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&Call);
+  return Operator && Operator->getOperator() == OO_Call &&
+         Operator->getNumArgs() >= 1 &&
+         isa<LambdaExpr>(Operator->getArg(0)->IgnoreUnlessSpelledInSource());
+}
+
+/// The name a diagnostic gives \p Function: its qualified name, and for a
+/// lambda, the function it is defined in ("lambda in 'metrics::evaluate'"
+/// would nest quotes: "lambda in metrics::evaluate"), or its place.
+std::string functionName(const FunctionDecl &Function,
+                         const SourceManager &SM) {
+  if (!isLambda(Function))
+    return Function.getQualifiedNameAsString();
+  for (const DeclContext *Context =
+           cast<CXXMethodDecl>(Function).getParent()->getDeclContext();
+       Context; Context = Context->getParent())
+    if (const auto *Enclosing = dyn_cast<FunctionDecl>(Context))
+      if (!isLambda(*Enclosing))
+        return "lambda in " + Enclosing->getQualifiedNameAsString();
+  PresumedLoc Place =
+      SM.getPresumedLoc(SM.getExpansionLoc(Function.getLocation()));
+  if (Place.isInvalid())
+    return "lambda";
+  return ("lambda at " + llvm::sys::path::filename(Place.getFilename()) + ":" +
+          llvm::Twine(Place.getLine()))
+      .str();
+}
+
+/// The template instantiation that \p Call was seen in, through the lambdas
+/// around it; null when it is in no instantiation. The call is reported once
+/// for all instantiations, and the note names the one analysed.
+const FunctionDecl *enclosingInstantiation(const CallExpr &Call,
+                                           ASTContext &Context) {
+  const FunctionDecl *Instantiation = nullptr;
+  forEachAncestor(DynTypedNode::create(Call), Context,
+                  [&](const DynTypedNode &Parent, const DynTypedNode &) {
+                    const auto *Function = Parent.get<FunctionDecl>();
+                    if (!Function || isLambda(*Function))
+                      return false;
+                    if (Function->isTemplateInstantiation())
+                      Instantiation = Function;
+                    return true;
+                  });
+  return Instantiation;
+}
+} // namespace
+
+TransitiveSyncCheck::TransitiveSyncCheck(StringRef Name,
+                                         ClangTidyContext *Context)
+    : SyncCheckBase(Name, Context), MaxDepth(Options.get("MaxDepth", 0U)) {}
+
+void TransitiveSyncCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
+  SyncCheckBase::storeOptions(Opts);
+  Options.store(Opts, "MaxDepth", MaxDepth);
+}
+
+void TransitiveSyncCheck::onStartOfTranslationUnit() {
+  SyncCheckBase::onStartOfTranslationUnit();
+  Summaries.reset();
+  SummariesContext = nullptr;
+}
+
+SyncSummaries &TransitiveSyncCheck::summaries(ASTContext &Context) {
+  if (!Summaries || SummariesContext != &Context) {
+    SyncSummaries::Options Opts;
+    Opts.MaxDepth = MaxDepth;
+    Opts.Rules = syncRules();
+    Opts.IsIntended = [this](const FunctionDecl &Function) {
+      return isIntendedFunction(Function);
+    };
+    Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
+      return isInLibraryHeader(Loc, Context.getSourceManager());
+    };
+    Opts.Branches = conditionalBranches();
+    Summaries = std::make_unique<SyncSummaries>(Context, devices(Context),
+                                                std::move(Opts));
+    SummariesContext = &Context;
+  }
+  return *Summaries;
+}
+
+void TransitiveSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(isDefinedInTranslationUnit())),
+               // Calls inside LibTorch's and other system headers are never
+               // reported; skipping them here keeps the check cheap.
+               unless(isExpansionInSystemHeader()))
+          .bind(CallId),
+      this);
+}
+
+void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  ASTContext &Context = *Result.Context;
+  if (!Callee || callsLambdaWhereDefined(*Call))
+    return;
+  // Direct syncs are the other checks' findings; a callee in
+  // IntendedSyncFunctions syncs on purpose, and so does a call to it.
+  const FunctionDecl *Definition =
+      summaries(Context).followedDefinition(*Callee);
+  if (!Definition || !isReportablePlace(*Call, Context))
+    return;
+  std::optional<SyncPath> Path = summaries(Context).reachedSync(
+      *Call, *Definition,
+      /*UnknownDevice=*/isReportableDevice(DeviceKind::Unknown));
+  if (Path)
+    report(*Call, *Callee, *Path, Context);
+}
+
+void TransitiveSyncCheck::report(const CallExpr &Call,
+                                 const FunctionDecl &Callee,
+                                 const SyncPath &Path, ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  const FunctionDecl *Next = Path.Through->getDirectCallee();
+  std::string Inner =
+      Path.Levels == 1 || !Next ? Path.SyncName : functionName(*Next, SM);
+  // What the sync inside waits for (a stream, an event, the device) is the
+  // note's to say: the call blocks the host as long as that sync does.
+  std::string Effect = "calls '" + Inner + "' in its body";
+  if (Path.Guard)
+    Effect += " (" + Path.Guard->Description + ")";
+  Effect += ", which blocks the host";
+  reportSync(Call, functionName(Callee, SM), Effect,
+             "a variant that keeps the value on the device, or calling it "
+             "outside the hot path",
+             Context, std::nullopt, HostWait::StatedInEffect);
+  if (const FunctionDecl *Instantiation =
+          enclosingInstantiation(Call, Context)) {
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    Instantiation->getNameForDiagnostic(OS, Context.getPrintingPolicy(),
+                                        /*Qualified=*/true);
+    diag(callLocation(Call, SM),
+         "in the instantiation '%0' (reported once for all instantiations)",
+         DiagnosticIDs::Note)
+        << OS.str();
+  }
+  diag(callLocation(*Path.Through, SM), "'%0' synchronizes here",
+       DiagnosticIDs::Note)
+      << Inner;
+  if (Path.Levels > 1)
+    diag(callLocation(*Path.Sync, SM), "'%0' synchronizes here, %1 calls deep",
+         DiagnosticIDs::Note)
+        << Path.SyncName << Path.Levels;
+  if (Path.Guard)
+    diag(Path.Guard->Loc, "the sync runs %0", DiagnosticIDs::Note)
+        << Path.Guard->Description;
+}
+
+} // namespace clang::tidy::torch_sync

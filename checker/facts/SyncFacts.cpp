@@ -1,0 +1,225 @@
+//===--- SyncFacts.cpp - the table of synchronizing LibTorch calls --------===//
+//
+// The lookups over the generated table (SyncFactsTable.inc, made at build time
+// by checker/facts/generate_facts.py from the text files in checker/facts/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "facts/SyncFacts.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+#include "SyncFactsTable.inc"
+
+bool isTensorClass(const CXXRecordDecl *Record) {
+  if (!Record || !Record->getIdentifier())
+    return false;
+  StringRef Name = Record->getName();
+  if (Name != "Tensor" && Name != "TensorBase")
+    return false;
+  const auto *NS = dyn_cast<NamespaceDecl>(Record->getDeclContext());
+  return NS && NS->getName() == "at" &&
+         NS->getDeclContext()->getRedeclContext()->isTranslationUnit();
+}
+
+/// The template or class name of \p Type's declaration, after sugar and
+/// qualifiers ("optional" of std::optional<at::Tensor>), with its first
+/// template argument's type when there is one.
+std::pair<StringRef, QualType> recordName(QualType Type) {
+  const auto *Record = Type->getAsCXXRecordDecl();
+  if (!Record || !Record->getIdentifier())
+    return {"", QualType()};
+  QualType First;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(Record)) {
+    const TemplateArgumentList &Args = Spec->getTemplateArgs();
+    if (Args.size() > 0 && Args[0].getKind() == TemplateArgument::Type)
+      First = Args[0].getAsType();
+  }
+  return {Record->getName(), First};
+}
+
+/// The kind of a scalar or tensor element type ("T", "S", "i", "f", "b",
+/// "dt"), without the optional or list decoration, or "" when it is none.
+std::string elementKind(QualType Type) {
+  Type = Type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  if (Type->isBooleanType())
+    return "b";
+  if (Type->isIntegerType() && !Type->isEnumeralType())
+    return "i";
+  if (Type->isRealFloatingType())
+    return "f";
+  auto [Name, First] = recordName(Type);
+  if (Name == "Tensor" || Name == "TensorBase")
+    return "T";
+  if (Name == "Scalar")
+    return "S";
+  if (Name == "SymInt")
+    return "i";
+  if (const auto *Enum = Type->getAs<EnumType>())
+    if (Enum->getDecl()->getName() == "ScalarType")
+      return "dt";
+  return "";
+}
+
+} // namespace
+
+std::string parameterKind(QualType Type) {
+  if (Type.isNull())
+    return "o";
+  QualType Bare =
+      Type.getNonReferenceType().getCanonicalType().getUnqualifiedType();
+  std::string Element = elementKind(Bare);
+  if (!Element.empty())
+    return Element;
+  auto [Name, First] = recordName(Bare);
+  if (Name == "TensorOptions")
+    return "opts";
+  // std::optional<X> and c10::optional<X>: X?; c10::OptionalArrayRef<int64_t>
+  // and OptionalArrayRef<SymInt>: i[]?.
+  if (Name == "optional" && !First.isNull()) {
+    std::string Inner = parameterKind(First);
+    return Inner == "o" ? "o" : Inner + "?";
+  }
+  if (Name == "OptionalArrayRef" && !First.isNull() &&
+      elementKind(First) == "i")
+    return "i[]?";
+  // c10::ArrayRef<X> (IntArrayRef, SymIntArrayRef, TensorList),
+  // c10::IListRef<Tensor> (ITensorListRef) and c10::List<optional<Tensor>>.
+  if ((Name == "ArrayRef" || Name == "IListRef" || Name == "List") &&
+      !First.isNull()) {
+    std::string Inner = parameterKind(First);
+    if (Inner == "i" || Inner == "T" || Inner == "T?")
+      return Inner + "[]";
+  }
+  return "o";
+}
+
+llvm::ArrayRef<SyncFact> syncFacts() { return GeneratedFacts; }
+
+llvm::ArrayRef<MeasuredSync> measuredSyncs() { return GeneratedMeasuredSyncs; }
+
+llvm::ArrayRef<llvm::StringRef> apiList(ApiList List) {
+  return generatedApiList(List);
+}
+
+bool isInApiList(ApiList List, llvm::StringRef Name) {
+  return llvm::is_contained(apiList(List), Name);
+}
+
+std::vector<llvm::StringRef> methodNames(SyncCategory Category) {
+  std::vector<llvm::StringRef> Names;
+  for (const SyncFact &F : syncFacts())
+    if (F.Category == Category && !F.Method.empty())
+      Names.push_back(F.Method);
+  return Names;
+}
+
+std::vector<llvm::StringRef> functionNames(SyncCategory Category) {
+  std::vector<llvm::StringRef> Names;
+  for (const SyncFact &F : syncFacts())
+    if (F.Category == Category && !F.Function.empty())
+      Names.push_back(F.Function);
+  return Names;
+}
+
+namespace {
+/// Whether \p QualifiedName ("::cudaMemcpy") names a function of the global
+/// namespace: the CUDA runtime and driver APIs.
+bool isGlobalName(StringRef QualifiedName) {
+  return QualifiedName.starts_with("::") &&
+         !QualifiedName.drop_front(2).contains("::");
+}
+} // namespace
+
+std::vector<std::string> declaredFunctionNames(SyncCategory Category) {
+  std::vector<std::string> Names;
+  for (StringRef Name : functionNames(Category)) {
+    Names.push_back(Name.str());
+    if (isGlobalName(Name))
+      for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
+        Names.push_back((Name + Suffix).str());
+  }
+  return Names;
+}
+
+const SyncFact *findSyncFact(SyncCategory Category,
+                             const FunctionDecl &Callee) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
+  if (Method && isTensorClass(Method->getParent())) {
+    // Operators have no identifier: "operator[]".
+    std::string Name = Method->getNameAsString();
+    for (const SyncFact &F : syncFacts())
+      if (F.Category == Category && F.Method == Name)
+        return &F;
+    return nullptr;
+  }
+  // A member of another class is named by its qualified name, like a free
+  // function ("::c10::cuda::CUDAStream::synchronize").
+  std::string Qualified = "::" + Callee.getQualifiedNameAsString();
+  for (const SyncFact &F : syncFacts())
+    if (F.Category == Category && F.Function == Qualified)
+      return &F;
+  // A CUDA API function declared under a suffixed name (cuMemcpyDtoH_v2).
+  if (!Callee.getIdentifier() ||
+      !Callee.getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return nullptr;
+  StringRef Name = Callee.getName();
+  bool Suffixed = false;
+  for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
+    if (Name.consume_back(Suffix)) {
+      Suffixed = true;
+      break;
+    }
+  if (!Suffixed)
+    return nullptr;
+  std::string Documented = ("::" + Name).str();
+  for (const SyncFact &F : syncFacts())
+    if (F.Category == Category && F.Function == Documented)
+      return &F;
+  return nullptr;
+}
+
+const SyncFact *findAnySyncFact(const FunctionDecl &Callee) {
+  for (SyncCategory Category :
+       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
+        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
+        SyncCategory::DeviceIndex, SyncCategory::Explicit})
+    if (const SyncFact *Fact = findSyncFact(Category, Callee))
+      return Fact;
+  return nullptr;
+}
+
+const MeasuredSync *findMeasuredSync(const FunctionDecl &Callee) {
+  if (!Callee.getIdentifier() || findAnySyncFact(Callee))
+    return nullptr;
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
+  bool IsTensorMethod = Method && isTensorClass(Method->getParent());
+  if (Method && !IsTensorMethod)
+    return nullptr;
+  if (!IsTensorMethod) {
+    // A function of namespace at or torch itself.
+    const auto *NS = dyn_cast<NamespaceDecl>(Callee.getDeclContext());
+    if (!NS || !NS->getIdentifier() ||
+        (NS->getName() != "at" && NS->getName() != "torch") ||
+        !NS->getDeclContext()->getRedeclContext()->isTranslationUnit())
+      return nullptr;
+  }
+  StringRef Name = Callee.getName();
+  std::string Kinds;
+  for (const ParmVarDecl *Param : Callee.parameters()) {
+    if (!Kinds.empty())
+      Kinds += ",";
+    Kinds += parameterKind(Param->getType());
+  }
+  for (const MeasuredSync &M : measuredSyncs())
+    if (M.Method == IsTensorMethod && M.CppName == Name && M.Kinds == Kinds)
+      return &M;
+  return nullptr;
+}
+
+} // namespace clang::tidy::torch_sync
