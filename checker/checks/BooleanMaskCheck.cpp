@@ -9,12 +9,8 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_sync {
 
-namespace {
-constexpr llvm::StringLiteral CallId = "call";
-} // namespace
-
 BooleanMaskCheck::BooleanMaskCheck(StringRef Name, ClangTidyContext *Context)
-    : SyncCheckBase(Name, Context),
+    : SyncCheckBase(Name, Context, SyncCategory::BooleanMask),
       ReportUnknownDtype(Options.get("ReportUnknownDtype", false)) {}
 
 void BooleanMaskCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
@@ -23,8 +19,6 @@ void BooleanMaskCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void BooleanMaskCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::BooleanMask);
   // The C++ indexing API (Tensor::index and Tensor::index_put_ with a list of
   // TensorIndex: isTensorIndexListMethod) and masked_select.
   Finder->addMatcher(
@@ -35,24 +29,12 @@ void BooleanMaskCheck::registerSyncMatchers(MatchFinder *Finder) {
       this);
 }
 
-void BooleanMaskCheck::checkSync(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  ASTContext &Context = *Result.Context;
-  if (!Callee || !isReportablePlace(*Call, Context))
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::BooleanMask, *Callee);
-  if (!Fact)
-    return;
-  // Whether an index is a mask, and whether the mask's count is read on the
-  // host in this LibTorch version (CallSync.h).
+// Whether an index is a mask, and whether the mask's count is read on the
+// host in this LibTorch version (CallSync.h).
+SyncRules BooleanMaskCheck::callRules() const {
   SyncRules Rules = syncRules();
   Rules.UnknownDtypeIsMask = ReportUnknownDtype;
-  std::optional<CallSync> Sync =
-      callSync(*Call, *Fact, devices(Context), Context, Rules);
-  if (!Sync || !isReportableDevice(Sync->Device))
-    return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
+  return Rules;
 }
 
 } // namespace clang::tidy::torch_sync

@@ -22,7 +22,7 @@ public:
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
-  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  SyncRules callRules() const override;
 
 private:
   const bool ReportUnknownDtype;

@@ -11,12 +11,9 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 constexpr llvm::StringLiteral ReadId = "read";
-constexpr llvm::StringLiteral IndexCallId = "index-call";
 } // namespace
 
 void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceIndex);
   Finder->addMatcher(
       cxxMemberCallExpr(callee(tensorMethod({"item"}))).bind(ReadId), this);
   // 'narrow' with a tensor start (Tensor::narrow and at::narrow), the C++
@@ -30,7 +27,7 @@ void DeviceIndexCheck::registerSyncMatchers(MatchFinder *Finder) {
                    cxxMethodDecl(hasOverloadedOperatorName("[]"),
                                  ofClass(cxxRecordDecl(hasAnyName(
                                      "::at::Tensor", "::at::TensorBase"))))))))
-          .bind(IndexCallId),
+          .bind(CallId),
       this);
 }
 
@@ -40,18 +37,9 @@ void DeviceIndexCheck::checkSync(const MatchFinder::MatchResult &Result) {
     checkShapeRead(*Read, Context);
     return;
   }
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(IndexCallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || !isReportablePlace(*Call, Context))
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceIndex, *Callee);
-  if (!Fact)
-    return;
-  std::optional<CallSync> Sync =
-      callSync(*Call, *Fact, devices(Context), Context, syncRules());
-  if (!Sync || !isReportableDevice(Sync->Device))
-    return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
+  // 'narrow', the indexing API and operator[]: which argument is read with
+  // item() is CallSync.h's.
+  SyncCheckBase::checkSync(Result);
 }
 
 void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,

@@ -15,7 +15,8 @@ namespace clang::tidy::torch_sync {
 /// For the user-facing documentation see docs/checks/device-index.md.
 class DeviceIndexCheck : public SyncCheckBase {
 public:
-  using SyncCheckBase::SyncCheckBase;
+  DeviceIndexCheck(StringRef Name, ClangTidyContext *Context)
+      : SyncCheckBase(Name, Context, SyncCategory::DeviceIndex) {}
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;

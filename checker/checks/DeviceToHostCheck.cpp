@@ -10,7 +10,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_sync {
 
 namespace {
-constexpr llvm::StringLiteral CallId = "call";
 constexpr llvm::StringLiteral CopyBeforeReadId = "copy-before-read";
 
 /// What a tensor copy does, by its direction (CallSync.h): 'to' and 'copy_'
@@ -33,8 +32,6 @@ StringRef transferEffect(const CallSync &Sync) {
 } // namespace
 
 void DeviceToHostCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::DeviceToHost);
   Finder->addMatcher(cxxMemberCallExpr(callee(tensorMethod(methodNames(
                                            SyncCategory::DeviceToHost))))
                          .bind(CallId),
@@ -76,32 +73,26 @@ void DeviceToHostCheck::checkSync(const MatchFinder::MatchResult &Result) {
     CopiesBeforeRead.insert(Copy);
     return;
   }
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  ASTContext &Context = *Result.Context;
-  if (!Callee)
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::DeviceToHost, *Callee);
-  if (!Fact || !isReportablePlace(*Call, Context))
-    return;
   // The direction of a copy, from the devices of both ends; the device a
   // factory or a module move targets; the device of a saved tensor
   // (CallSync.h).
-  std::optional<CallSync> Sync =
-      callSync(*Call, *Fact, devices(Context), Context, syncRules());
-  if (!Sync || !isReportableDevice(Sync->Device))
-    return;
+  SyncCheckBase::checkSync(Result);
+}
+
+void DeviceToHostCheck::reportCallSync(const CallExpr &Call,
+                                       const CallSync &Sync,
+                                       const MatchFinder::MatchResult &Result) {
   // Dropping '.cpu()' before item() keeps every value and copies one element
   // instead of the tensor: a safe fix. The wait itself stays (item's).
   std::optional<FixItHint> Fix;
-  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call);
   if (Member && CopiesBeforeRead.contains(Member))
     if (const auto *Name = dyn_cast<MemberExpr>(Member->getCallee()))
-      if (!Call->getBeginLoc().isMacroID() && !Call->getEndLoc().isMacroID())
+      if (!Call.getBeginLoc().isMacroID() && !Call.getEndLoc().isMacroID())
         Fix = FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
-            Name->getOperatorLoc(), Call->getEndLoc()));
-  reportSync(*Call, Sync->Name, transferEffect(*Sync), Advice::of(*Fact),
-             Context, Fix);
+            Name->getOperatorLoc(), Call.getEndLoc()));
+  reportSync(Call, Sync.Name, transferEffect(Sync), Advice::of(*Sync.Fact),
+             *Result.Context, Fix);
 }
 
 } // namespace clang::tidy::torch_sync

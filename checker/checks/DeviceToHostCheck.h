@@ -16,12 +16,16 @@ namespace clang::tidy::torch_sync {
 /// For the user-facing documentation see docs/checks/device-to-host.md.
 class DeviceToHostCheck : public SyncCheckBase {
 public:
-  using SyncCheckBase::SyncCheckBase;
+  DeviceToHostCheck(StringRef Name, ClangTidyContext *Context)
+      : SyncCheckBase(Name, Context, SyncCategory::DeviceToHost) {}
   void onStartOfTranslationUnit() override;
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                 const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   /// Copies to the host whose only use is to read one element

@@ -17,11 +17,11 @@ namespace clang::tidy::torch_sync {
 /// For the user-facing documentation see docs/checks/dynamic-shape.md.
 class DynamicShapeCheck : public SyncCheckBase {
 public:
-  using SyncCheckBase::SyncCheckBase;
+  DynamicShapeCheck(StringRef Name, ClangTidyContext *Context)
+      : SyncCheckBase(Name, Context, SyncCategory::DynamicShape) {}
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
-  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
 } // namespace clang::tidy::torch_sync

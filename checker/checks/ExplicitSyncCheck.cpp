@@ -9,13 +9,7 @@ using namespace clang::ast_matchers;
 
 namespace clang::tidy::torch_sync {
 
-namespace {
-constexpr llvm::StringLiteral CallId = "call";
-} // namespace
-
 void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::Explicit);
   std::vector<std::string> Names =
       declaredFunctionNames(SyncCategory::Explicit);
   // Free functions and member calls ('stream.synchronize()') alike. A call in
@@ -30,24 +24,14 @@ void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
       this);
 }
 
-void ExplicitSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || !isReportablePlace(*Call, *Result.Context))
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::Explicit, *Callee);
-  if (!Fact)
-    return;
-  // A free of a null pointer and a device-to-device cudaMemcpy do not wait
-  // (CallSync.h). There is no tensor whose device to infer: each of the other
-  // calls waits for a CUDA device, so isReportableDevice() is not asked.
-  std::optional<CallSync> Sync = callSync(
-      *Call, *Fact, devices(*Result.Context), *Result.Context, syncRules());
-  if (!Sync)
-    return;
-  // Each effect names what the call waits for: the device, a stream or an
-  // event.
-  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact),
+// A free of a null pointer and a device-to-device cudaMemcpy do not wait
+// (CallSync.h). There is no tensor whose device to infer: each of the other
+// calls waits for a CUDA device (needsTensorDevice), and each effect names
+// what it waits for: the device, a stream or an event.
+void ExplicitSyncCheck::reportCallSync(const CallExpr &Call,
+                                       const CallSync &Sync,
+                                       const MatchFinder::MatchResult &Result) {
+  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
              *Result.Context, std::nullopt, HostWait::StatedInEffect);
 }
 

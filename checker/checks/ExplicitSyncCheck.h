@@ -19,11 +19,15 @@ namespace clang::tidy::torch_sync {
 /// For the user-facing documentation see docs/checks/explicit.md.
 class ExplicitSyncCheck : public SyncCheckBase {
 public:
-  using SyncCheckBase::SyncCheckBase;
+  ExplicitSyncCheck(StringRef Name, ClangTidyContext *Context)
+      : SyncCheckBase(Name, Context, SyncCategory::Explicit) {}
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
-  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  bool needsTensorDevice() const override { return false; }
+  void
+  reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                 const ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -12,12 +12,11 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_sync {
 
 namespace {
-constexpr llvm::StringLiteral CallId = "call";
 constexpr llvm::StringLiteral UserSyncCallId = "user-sync-call";
 } // namespace
 
 ItemCheck::ItemCheck(StringRef Name, ClangTidyContext *Context)
-    : SyncCheckBase(Name, Context),
+    : SyncCheckBase(Name, Context, SyncCategory::Item),
       SyncFunctions(Options.getLocalOrGlobal("SyncFunctions", "")),
       DeviceIndexEnabled(Context->isCheckEnabled("torch-sync-device-index")) {}
 
@@ -27,8 +26,6 @@ void ItemCheck::storeOptions(ClangTidyOptions::OptionMap &Opts) {
 }
 
 void ItemCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::Item);
   Finder->addMatcher(
       cxxMemberCallExpr(callee(tensorMethod(methodNames(SyncCategory::Item))))
           .bind(CallId),
@@ -65,26 +62,17 @@ void ItemCheck::checkSync(const MatchFinder::MatchResult &Result) {
     return;
   }
 
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee)
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::Item, *Callee);
-  if (!Fact || !isReportablePlace(*Call, Context))
-    return;
-  // A read that becomes a size, bound or index is torch-sync-device-index's.
-  if (DeviceIndexEnabled && Fact->Method == "item" &&
-      isShapeRead(*Call, Context))
-    return;
-
   // The value read is computed from the receiver (t.item()) or from every
   // tensor argument (at::equal(a, b)); the overloads with a tensor 'value'
   // (masked_fill_, fill_) read that value (CallSync.h).
-  std::optional<CallSync> Sync =
-      callSync(*Call, *Fact, devices(Context), Context, syncRules());
-  if (!Sync || !isReportableDevice(Sync->Device))
-    return;
-  reportSync(*Call, Sync->Name, Fact->Effect, Advice::of(*Fact), Context);
+  SyncCheckBase::checkSync(Result);
+}
+
+// A read that becomes a size, bound or index is torch-sync-device-index's.
+bool ItemCheck::skipsCall(const CallExpr &Call, const SyncFact &Fact,
+                          ASTContext &Context) {
+  return DeviceIndexEnabled && Fact.Method == "item" &&
+         isShapeRead(Call, Context);
 }
 
 } // namespace clang::tidy::torch_sync

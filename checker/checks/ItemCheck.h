@@ -23,6 +23,8 @@ public:
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  bool skipsCall(const CallExpr &Call, const SyncFact &Fact,
+                 ASTContext &Context) override;
 
 private:
   const std::string SyncFunctions;

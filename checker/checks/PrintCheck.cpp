@@ -11,8 +11,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_sync {
 
 namespace {
-constexpr llvm::StringLiteral CallId = "call";
-
 /// The outermost macro that \p Loc was expanded from ("TORCH_WARN"), or empty.
 StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
                              const LangOptions &LangOpts) {
@@ -28,8 +26,6 @@ StringRef outermostMacroName(SourceLocation Loc, const SourceManager &SM,
 } // namespace
 
 void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
-  // The census-measured overloads classified under this check.
-  registerMeasuredSyncMatchers(Finder, SyncCategory::Print);
   // The formatting functions of ATen/core/Formatting.h and
   // c10/util/StringUtil.h with a tensor argument. 'TensorBase::print()' and
   // 'toString()' print only metadata and are members, so they do not match. The
@@ -44,31 +40,19 @@ void PrintCheck::registerSyncMatchers(MatchFinder *Finder) {
                      this);
 }
 
-void PrintCheck::checkSync(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee)
-    return;
-  const SyncFact *Fact = findSyncFact(SyncCategory::Print, *Callee);
-  ASTContext &Context = *Result.Context;
-  if (!Fact || !isReportablePlace(*Call, Context))
-    return;
-
-  // 'os << t << u' is two calls; each formats one tensor. c10::str formats
-  // all of its arguments.
-  std::optional<CallSync> Sync =
-      callSync(*Call, *Fact, devices(Context), Context, syncRules());
-  if (!Sync || !isReportableDevice(Sync->Device))
-    return;
-
-  std::string Name = Sync->Name;
-  if (Fact->Function == "::c10::str") {
-    StringRef Macro = outermostMacroName(Call->getBeginLoc(),
+// 'os << t << u' is two calls; each formats one tensor. c10::str formats all
+// of its arguments. In a LibTorch macro ('TORCH_WARN'), the macro is named.
+void PrintCheck::reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                                const MatchFinder::MatchResult &Result) {
+  std::string Name = Sync.Name;
+  if (Sync.Fact->Function == "::c10::str") {
+    StringRef Macro = outermostMacroName(Call.getBeginLoc(),
                                          *Result.SourceManager, getLangOpts());
     if (!Macro.empty())
       Name = Macro.str();
   }
-  reportSync(*Call, Name, Fact->Effect, Advice::of(*Fact), Context);
+  reportSync(Call, Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
+             *Result.Context);
 }
 
 } // namespace clang::tidy::torch_sync

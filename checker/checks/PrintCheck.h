@@ -15,11 +15,14 @@ namespace clang::tidy::torch_sync {
 /// For the user-facing documentation see docs/checks/print.md.
 class PrintCheck : public SyncCheckBase {
 public:
-  using SyncCheckBase::SyncCheckBase;
+  PrintCheck(StringRef Name, ClangTidyContext *Context)
+      : SyncCheckBase(Name, Context, SyncCategory::Print) {}
 
 protected:
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
-  void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
+  void
+  reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                 const ast_matchers::MatchFinder::MatchResult &Result) override;
 };
 
 } // namespace clang::tidy::torch_sync

@@ -25,7 +25,7 @@ namespace clang::tidy::torch_sync {
 namespace {
 
 constexpr llvm::StringLiteral UnitId = "torch-sync-facts-unit";
-constexpr llvm::StringLiteral CallId = "torch-sync-facts-call";
+constexpr llvm::StringLiteral FactsCallId = "torch-sync-facts-call";
 constexpr llvm::StringLiteral CalleeId = "torch-sync-facts-callee";
 constexpr llvm::StringLiteral RefId = "torch-sync-facts-ref";
 constexpr llvm::StringLiteral ReferencedId = "torch-sync-facts-referenced";
@@ -171,7 +171,7 @@ void ProjectFactsCheck::registerSyncMatchers(MatchFinder *Finder) {
   auto Free = functionDecl(unless(cxxMethodDecl()));
   Finder->addMatcher(
       callExpr(unless(isExpansionInSystemHeader()), callee(Free.bind(CalleeId)))
-          .bind(CallId),
+          .bind(FactsCallId),
       this);
   Finder->addMatcher(declRefExpr(unless(isExpansionInSystemHeader()),
                                  to(Free.bind(ReferencedId)))
@@ -264,7 +264,7 @@ void ProjectFactsCheck::checkSync(const MatchFinder::MatchResult &Result) {
     recordModuleMember(*Member, *Result.Context);
     return;
   }
-  if (const auto *Call = Nodes.getNodeAs<CallExpr>(CallId)) {
+  if (const auto *Call = Nodes.getNodeAs<CallExpr>(FactsCallId)) {
     const auto *Callee = Nodes.getNodeAs<FunctionDecl>(CalleeId);
     if (!isInLibraryHeader(Call->getBeginLoc(), SM))
       recordCall(*Call, *Callee, *Result.Context);

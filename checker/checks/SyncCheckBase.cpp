@@ -57,7 +57,8 @@ std::optional<unsigned> parseVersion(StringRef Text) {
 
 } // namespace
 
-SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
+SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context,
+                             std::optional<SyncCategory> Category)
     : ClangTidyCheck(Name, Context),
       IntendedSyncFunctions(
           Options.getLocalOrGlobal("IntendedSyncFunctions", "")),
@@ -78,7 +79,8 @@ SyncCheckBase::SyncCheckBase(StringRef Name, ClangTidyContext *Context)
       IgnoreUnitTests(Options.getLocalOrGlobal("IgnoreUnitTests", true)),
       UnitTestMacros(
           Options.getLocalOrGlobal("UnitTestMacros", DefaultUnitTestMacros)),
-      TidyContext(Context), LibTorchHeaderPattern(LibTorchHeaderRegex),
+      TidyContext(Context), Category(Category),
+      LibTorchHeaderPattern(LibTorchHeaderRegex),
       ThirdPartyHeaderPattern(ThirdPartyHeaderRegex) {
   if (!LibTorchVersion.empty()) {
     ConfiguredVersion = parseVersion(LibTorchVersion);
@@ -385,7 +387,32 @@ void SyncCheckBase::onEndOfTranslationUnit() {
 
 void SyncCheckBase::registerMatchers(MatchFinder *Finder) {
   Finder->addMatcher(translationUnitDecl().bind(TranslationUnitId), this);
+  if (Category)
+    registerMeasuredSyncMatchers(Finder, *Category);
   registerSyncMatchers(Finder);
+}
+
+void SyncCheckBase::checkSync(const MatchFinder::MatchResult &Result) {
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || !Category)
+    return;
+  ASTContext &Context = *Result.Context;
+  const SyncFact *Fact = findSyncFact(*Category, *Callee);
+  if (!Fact || !isReportablePlace(*Call, Context) ||
+      skipsCall(*Call, *Fact, Context))
+    return;
+  std::optional<CallSync> Sync =
+      callSync(*Call, *Fact, devices(Context), Context, callRules());
+  if (!Sync || (needsTensorDevice() && !isReportableDevice(Sync->Device)))
+    return;
+  reportCallSync(*Call, *Sync, Result);
+}
+
+void SyncCheckBase::reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                                   const MatchFinder::MatchResult &Result) {
+  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
+             *Result.Context);
 }
 
 void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {

@@ -1,9 +1,14 @@
 //===--- SyncCheckBase.h - what every torch-sync check shares -------------===//
 //
-// The options, the filters and the message that all torch-sync checks share.
-// A check derives from SyncCheckBase, registers its matchers in
-// registerSyncMatchers(), and in checkSync() asks isReportablePlace() and
-// isReportableDevice(), then emits reportSync(). The base class decides:
+// The options, the filters, the pipeline and the message that all torch-sync
+// checks share. A check derives from SyncCheckBase, gives it its category of
+// the facts, and registers its matchers in registerSyncMatchers(), binding the
+// calls to CallId; the base registers the census-measured calls of the
+// category and runs each call through find-fact, place, decide and report
+// (checkSync). A check says only what is special to it: calls it leaves to
+// another check (skipsCall), its rules (callRules), its message
+// (reportCallSync), other nodes it matches (checkSync, then the base's).
+// The base class decides:
 //   - where not to report: LibTorch's and other system headers, functions in
 //     which a sync is intended, a location already reported from another
 //     template instantiation, tensors provably on the CPU;
@@ -59,7 +64,12 @@ public:
   ///   IgnoreUnitTests        no findings in unit-test bodies and their
   ///                          file-local helpers (UnitTestCode.h)
   ///   UnitTestMacros         the test macros whose bodies those are
-  SyncCheckBase(StringRef Name, ClangTidyContext *Context);
+  /// \p Category is the facts' category of the calls the check reports:
+  /// the base registers the census-measured calls of that category and runs
+  /// the pipeline of checkSync() on the calls the check matches; none for a
+  /// check with a pipeline of its own (transitive, project facts).
+  SyncCheckBase(StringRef Name, ClangTidyContext *Context,
+                std::optional<SyncCategory> Category = std::nullopt);
 
   void storeOptions(ClangTidyOptions::OptionMap &Opts) override;
   bool isLanguageVersionSupported(const LangOptions &LangOpts) const override {
@@ -81,8 +91,8 @@ public:
                            Preprocessor *ModuleExpanderPP) override;
 
   /// Registers a matcher of the translation unit's declaration (matched
-  /// before any other node), the census-measured calls' matchers and the
-  /// check's own (registerSyncMatchers).
+  /// before any other node), the census-measured calls' matchers of the
+  /// check's category and the check's own (registerSyncMatchers).
   void registerMatchers(ast_matchers::MatchFinder *Finder) final;
   /// At the translation unit's declaration, limits the parent map to the
   /// user's code (TraversalScope.h) unless --system-headers asks for
@@ -91,9 +101,37 @@ public:
   void check(const ast_matchers::MatchFinder::MatchResult &Result) final;
 
 protected:
+  /// The bind id of the calls that a check's matchers give the base's
+  /// pipeline (checkSync).
+  static constexpr llvm::StringLiteral CallId = "call";
+
+  /// Registers the check's own matchers; the calls for the pipeline are
+  /// bound to CallId.
   virtual void registerSyncMatchers(ast_matchers::MatchFinder *Finder) = 0;
+  /// The pipeline of a call bound to CallId: the callee's fact of the
+  /// check's category (findSyncFact), a reportable place, the check's own
+  /// exclusions (skipsCall), whether and where it synchronizes (callSync,
+  /// with callRules), a reportable device unless the call waits for a device
+  /// whatever its tensors (needsTensorDevice), and the report
+  /// (reportCallSync). A check that matches other nodes overrides it, handles
+  /// them, and passes the rest on.
+  virtual void checkSync(const ast_matchers::MatchFinder::MatchResult &Result);
+  /// Whether the check leaves \p Call of \p Fact to another check; no by
+  /// default.
+  virtual bool skipsCall(const CallExpr &Call, const SyncFact &Fact,
+                         ASTContext &Context) {
+    return false;
+  }
+  /// The rules callSync applies (CallSync.h); the LibTorch version's.
+  virtual SyncRules callRules() const { return syncRules(); }
+  /// Whether a call is reported only on a tensor that may be on a device
+  /// (isReportableDevice); not for explicit waits.
+  virtual bool needsTensorDevice() const { return true; }
+  /// Reports \p Sync at \p Call: "'<name>' <effect>...; consider
+  /// <alternative>", from the fact (reportSync).
   virtual void
-  checkSync(const ast_matchers::MatchFinder::MatchResult &Result) = 0;
+  reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                 const ast_matchers::MatchFinder::MatchResult &Result);
 
   /// Whether a sync by \p Call may be reported at its place: not in a
   /// LibTorch or system header, not yet reported (another template
@@ -250,6 +288,8 @@ private:
   /// The current translation unit, from its first match to its end.
   ASTContext *Unit = nullptr;
   std::optional<unsigned> ConfiguredVersion;
+  /// The facts' category of the calls the check reports, if it has one.
+  const std::optional<SyncCategory> Category;
   std::optional<SyncCategory> MeasuredCategory;
   Preprocessor *PP = nullptr;
   /// Owned by the Preprocessor.

@@ -14,7 +14,6 @@ using namespace clang::ast_matchers;
 namespace clang::tidy::torch_sync {
 
 namespace {
-constexpr llvm::StringLiteral CallId = "call";
 
 /// Matches a function with a body somewhere in the translation unit, in any
 /// of its declarations (the one called may come before it).
