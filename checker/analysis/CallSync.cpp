@@ -800,10 +800,7 @@ std::optional<CallSync> findCallSync(const CallExpr &Call,
   if (!Callee || !mayNameSyncDeclaration(*Callee))
     return std::nullopt;
   bool HasFact = false;
-  for (SyncCategory Category :
-       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
-        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
-        SyncCategory::DeviceIndex, SyncCategory::Explicit}) {
+  for (SyncCategory Category : AllSyncCategories) {
     const SyncFact *Fact = findSyncFact(Category, *Callee);
     if (!Fact)
       continue;

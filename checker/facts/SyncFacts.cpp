@@ -185,10 +185,7 @@ const SyncFact *findSyncFact(SyncCategory Category,
 }
 
 const SyncFact *findAnySyncFact(const FunctionDecl &Callee) {
-  for (SyncCategory Category :
-       {SyncCategory::Item, SyncCategory::Print, SyncCategory::DeviceToHost,
-        SyncCategory::BooleanMask, SyncCategory::DynamicShape,
-        SyncCategory::DeviceIndex, SyncCategory::Explicit})
+  for (SyncCategory Category : AllSyncCategories)
     if (const SyncFact *Fact = findSyncFact(Category, Callee))
       return Fact;
   return nullptr;

@@ -25,17 +25,19 @@ class FunctionDecl;
 namespace tidy::torch_sync {
 
 /// The check that reports a fact.
+// The categories of sync-facts.yaml ('categories': one check each,
+// torch-sync-<name>), generated into SyncCategories.inc.
 enum class SyncCategory {
-  Item,         ///< a tensor value read on the host (torch-sync-item)
-  Print,        ///< a tensor formatted as text (torch-sync-print)
-  DeviceToHost, ///< a blocking transfer between host and device
-                ///< (torch-sync-device-to-host)
-  BooleanMask,  ///< indexing with a boolean mask (torch-sync-boolean-mask)
-  DynamicShape, ///< an output size read from device data
-                ///< (torch-sync-dynamic-shape)
-  DeviceIndex,  ///< an index, bound or size read from the device
-                ///< (torch-sync-device-index)
-  Explicit,     ///< an explicit wait for the device (torch-sync-explicit)
+#define TORCH_SYNC_CATEGORY(Enumerator, Name, What) Enumerator,
+#include "SyncCategories.inc"
+#undef TORCH_SYNC_CATEGORY
+};
+
+/// Every category, in the table's order.
+inline constexpr SyncCategory AllSyncCategories[] = {
+#define TORCH_SYNC_CATEGORY(Enumerator, Name, What) SyncCategory::Enumerator,
+#include "SyncCategories.inc"
+#undef TORCH_SYNC_CATEGORY
 };
 
 /// One synchronizing LibTorch call.
