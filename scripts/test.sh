@@ -16,10 +16,23 @@ versions=("$@")
 build_root=${TORCH_SYNC_BUILD_ROOT:-$repo/build}
 
 # Each stage's wall time, for the CI budget (90 minutes on 2 cores; aim: 25).
+# CPU seconds (user + system) of this shell's finished children so far, from bash's 'times' (run in
+# this shell, not a subshell, whose children are its own).
+times_file=$(mktemp)
+trap 'rm -f "$times_file"' EXIT
+children_cpu() {  # sets cpu
+  times >"$times_file"
+  cpu=$(tail -n 1 "$times_file" |
+    awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.0f", t }')
+}
 stage_start=$SECONDS
+children_cpu
+stage_cpu=$cpu
 stage_done() {
-  echo "test: stage '$1' took $((SECONDS - stage_start)) s (total $SECONDS s)"
+  children_cpu
+  echo "test: stage '$1' took $((SECONDS - stage_start)) s, $((cpu - stage_cpu)) s of CPU (total $SECONDS s, $cpu s of CPU)"
   stage_start=$SECONDS
+  stage_cpu=$cpu
 }
 
 "$repo/scripts/install-deps.sh" "${versions[@]}"
