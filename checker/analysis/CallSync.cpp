@@ -139,8 +139,7 @@ bool isC10Class(QualType Type, StringRef Name) {
   return NS && NS->getIdentifier() && NS->getName() == "c10";
 }
 
-//===-- Masks (torch-sync-boolean-mask)
-//------------------------------------===//
+//===-- Masks (torch-sync-boolean-mask) -----------------------------------===//
 
 /// What is known about a tensor's dtype, as far as being a mask goes.
 enum class MaskKind { Mask, NotMask, Unknown };
@@ -257,8 +256,7 @@ MaskKind maskKind(const Expr *E, DeviceInference &Devices, unsigned Depth = 0) {
   return MaskKind::Unknown;
 }
 
-//===-- Copies (torch-sync-device-to-host)
-//---------------------------------===//
+//===-- Copies (torch-sync-device-to-host) --------------------------------===//
 
 /// A copy from \p Source to \p Target blocks the host when it crosses between
 /// host and device. An unknown end counts as possibly CUDA; a copy between two
@@ -332,8 +330,7 @@ bool targetSharesReceiverDevice(const CXXMemberCallExpr &Call,
   return Origin && Origin == Devices.targetOrigin(Target);
 }
 
-//===-- The conditions of each category
-//------------------------------------===//
+//===-- The conditions of each category -----------------------------------===//
 
 /// Builds the result for \p Fact with data \p Data on \p Device; none when
 /// the device is the CPU.

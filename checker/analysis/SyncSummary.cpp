@@ -95,7 +95,7 @@ SyncSummaries::Node &SyncSummaries::node(const FunctionDecl &Definition) {
   return *Slot;
 }
 
-const SyncGuard *SyncSummaries::keep(std::optional<SyncGuard> Guard) {
+const RunCondition *SyncSummaries::keep(std::optional<RunCondition> Guard) {
   if (!Guard)
     return nullptr;
   Guards.push_back(std::move(*Guard));
@@ -160,7 +160,8 @@ void SyncSummaries::readBody(Node &N) {
           findCallSync(*Call, Devices, Context, Opts.Rules);
       if (!Sync)
         continue;
-      GuardResult Guard = findGuard(*Call, Context, Opts.Branches, Body);
+      RunConditionResult Guard =
+          findRunCondition(*Call, Context, Opts.Branches, Body);
       if (Guard.Never || runsOnlyWithUnsetOption(*Call, *Body))
         continue;
       Source From = Sync->Device == DeviceKind::CUDA
@@ -182,7 +183,8 @@ void SyncSummaries::readBody(Node &N) {
     const FunctionDecl *Definition = followedDefinition(*Callee);
     if (!Definition)
       continue;
-    GuardResult Guard = findGuard(*Call, Context, Opts.Branches, Body);
+    RunConditionResult Guard =
+        findRunCondition(*Call, Context, Opts.Branches, Body);
     if (Guard.Never)
       continue;
     N.Calls.push_back({Call, Definition,

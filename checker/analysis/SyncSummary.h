@@ -12,8 +12,8 @@
 // parameters, decided at each call by the argument passed there. A call that
 // passes a CPU tensor to 'readLoss(const Tensor &)' reaches no sync; one that
 // passes a CUDA tensor reaches a sync on a known device. Ways that run only
-// under a flag (SyncGuard.h) are kept apart, so that an unconditional sync is
-// preferred to a deeper guarded one.
+// under a flag (RunCondition.h) are kept apart, so that an unconditional sync
+// is preferred to a deeper guarded one.
 //
 // Each function is summarized once per translation unit. Recursion is handled
 // as strongly connected components (Tarjan): the functions of a cycle are
@@ -25,7 +25,7 @@
 #define TORCH_SYNC_SYNCSUMMARY_H
 
 #include "analysis/CallSync.h"
-#include "analysis/SyncGuard.h"
+#include "analysis/RunCondition.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include <deque>
@@ -53,7 +53,7 @@ struct SyncPath {
   const CallExpr *Sync = nullptr;
   std::string SyncName;
   /// The flag the way runs under, the one nearest to the body, or null.
-  const SyncGuard *Guard = nullptr;
+  const RunCondition *Guard = nullptr;
 };
 
 /// The summaries of one translation unit.
@@ -110,7 +110,7 @@ private:
     const CallExpr *Call;
     const FunctionDecl *Callee;
     llvm::SmallVector<Source, 4> Arguments;
-    const SyncGuard *Guard;
+    const RunCondition *Guard;
   };
   struct Node;
 
@@ -130,7 +130,7 @@ private:
                                                const FunctionDecl &Callee,
                                                const FunctionDecl *Caller);
   /// A guard kept for the lifetime of the summaries.
-  const SyncGuard *keep(std::optional<SyncGuard> Guard);
+  const RunCondition *keep(std::optional<RunCondition> Guard);
 
   /// Whether the sync \p Sync in \p Body runs only when an option of a
   /// module is unset, and nothing in the translation unit unsets it:
@@ -150,7 +150,7 @@ private:
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<Node>> Nodes;
   std::vector<Node *> Stack;
   unsigned NextIndex = 0;
-  std::deque<SyncGuard> Guards;
+  std::deque<RunCondition> Guards;
   llvm::DenseMap<const FieldDecl *, bool> OptionsMaybeUnset;
 };
 

@@ -353,11 +353,11 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
     if (Fix)
       Diag << *Fix;
   } // emitted here, before its notes
-  noteGuard(Call, Context);
+  noteRunCondition(Call, Context);
 }
 
-void SyncCheckBase::noteGuard(const Expr &Call, ASTContext &Context) {
-  GuardResult Guard = findGuard(Call, Context, Branches);
+void SyncCheckBase::noteRunCondition(const Expr &Call, ASTContext &Context) {
+  RunConditionResult Guard = findRunCondition(Call, Context, Branches);
   if (Guard.Guard)
     diag(Guard.Guard->Loc, "the call runs %0", DiagnosticIDs::Note)
         << Guard.Guard->Description;

@@ -22,7 +22,7 @@
 
 #include "analysis/CallSync.h"
 #include "analysis/DeviceValueFlow.h"
-#include "analysis/SyncGuard.h"
+#include "analysis/RunCondition.h"
 #include "analysis/UnitTestCode.h"
 #include "analysis/device/DeviceInference.h"
 #include "clang-tidy/ClangTidyCheck.h"
@@ -179,7 +179,7 @@ protected:
   /// iteration]; consider <alternative>" at the call, the alternative chosen
   /// from \p Alternative, with \p Fix when given (only rewrites that keep the
   /// program's meaning), and remembers the location. A note says when the
-  /// call runs only under a flag (noteGuard).
+  /// call runs only under a flag (noteRunCondition).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
@@ -220,10 +220,10 @@ protected:
   bool isIntendedFunction(const FunctionDecl &Function) const;
 
   /// Notes the flag or preprocessor branch that the reported \p Call runs
-  /// under, if any (SyncGuard.h): "the call runs only when 'debug' is true".
-  void noteGuard(const Expr &Call, ASTContext &Context);
+  /// under, if any (RunCondition.h): "the call runs only when 'debug' is true".
+  void noteRunCondition(const Expr &Call, ASTContext &Context);
 
-  /// The preprocessor branches of the translation unit (SyncGuard.h); null
+  /// The preprocessor branches of the translation unit (RunCondition.h); null
   /// before registerPPCallbacks.
   const ConditionalBranches *conditionalBranches() const { return Branches; }
 

@@ -271,9 +271,9 @@ TEST(DeviceWrites, EscapeThroughNonConstReference) {
   EXPECT_EQ(S.sinkDevice(1), CPU);
 }
 
-// --- DeviceGuards -----------------------------------------------------------
+// --- DeviceConditions --------------------------------------------------------
 
-TEST(DeviceGuards, TorchCheckGuardsTheRestOfTheBlock) {
+TEST(DeviceConditions, TorchCheckGuardsTheRestOfTheBlock) {
   Snippet S(R"cpp(
     void f(at::Tensor t, at::Tensor u) {
       sink(t);
@@ -288,11 +288,11 @@ TEST(DeviceGuards, TorchCheckGuardsTheRestOfTheBlock) {
   EXPECT_EQ(S.sinkDevice(2), CPU);
   const VarDecl *T = S.var("t");
   ASSERT_NE(T, nullptr);
-  EXPECT_EQ(S.devices().guards().guardedDevice(*T, *S.sinkArg(1)), CPU);
-  EXPECT_EQ(S.devices().guards().deviceFacts(*S.function("f")).size(), 2u);
+  EXPECT_EQ(S.devices().conditions().guardedDevice(*T, *S.sinkArg(1)), CPU);
+  EXPECT_EQ(S.devices().conditions().deviceFacts(*S.function("f")).size(), 2u);
 }
 
-TEST(DeviceGuards, DeviceBranch) {
+TEST(DeviceConditions, DeviceBranch) {
   Snippet S(R"cpp(
     void f(at::Tensor t) {
       if (t.device().is_cpu()) {
@@ -311,7 +311,7 @@ TEST(DeviceGuards, DeviceBranch) {
   EXPECT_EQ(S.sinkDevice(3), Unknown);
 }
 
-TEST(DeviceGuards, GuardBeforeLabelHoldsAfterIt) {
+TEST(DeviceConditions, GuardBeforeLabelHoldsAfterIt) {
   Snippet S(R"cpp(
     void f(at::Tensor t, int n) {
       TORCH_CHECK(t.is_cpu());
@@ -334,7 +334,7 @@ TEST(DeviceGuards, GuardBeforeLabelHoldsAfterIt) {
   EXPECT_EQ(S.sinkDevice(1), Unknown);
 }
 
-TEST(DeviceGuards, Helpers) {
+TEST(DeviceConditions, Helpers) {
   Snippet S(R"cpp(
     void f(at::Tensor t) {
       if (t.is_cuda()) { c10::detail::torchCheckFail("no"); }
@@ -390,9 +390,9 @@ TEST(ModuleDevices, ModuleMadeLocally) {
   EXPECT_EQ(Modules.moduleVariableDevice(*S.var("shared"), 0), Unknown);
 }
 
-// --- CallSiteFacts ----------------------------------------------------------
+// --- CallerDevices ----------------------------------------------------------
 
-TEST(CallSiteFacts, FilePrivateFunctionCalledWithCpuTensors) {
+TEST(CallerDevices, FilePrivateFunctionCalledWithCpuTensors) {
   Snippet S(R"cpp(
     static void helper(at::Tensor t) { sink(t); }
     static void mixed(at::Tensor t) { sink(t); }
@@ -409,17 +409,17 @@ TEST(CallSiteFacts, FilePrivateFunctionCalledWithCpuTensors) {
   EXPECT_EQ(S.sinkDevice(1), Unknown);
   // Not private to the file: its callers may be elsewhere.
   EXPECT_EQ(S.sinkDevice(2), Unknown);
-  CallSiteFacts &Sites = S.devices().callSites();
+  CallerDevices &Sites = S.devices().callers();
   EXPECT_TRUE(Sites.isFilePrivate(*S.function("helper")));
   EXPECT_FALSE(Sites.isFilePrivate(*S.function("exported")));
-  const CallSiteFacts::CallSites *Calls =
+  const CallerDevices::CallSites *Calls =
       Sites.privateCallSites(*S.function("helper"));
   ASSERT_NE(Calls, nullptr);
   EXPECT_EQ(Calls->Calls.size(), 2u);
   EXPECT_FALSE(Sites.isCpuKernel(*S.function("helper")));
 }
 
-TEST(CallSiteFacts, CpuRegistrationName) {
+TEST(CallerDevices, CpuRegistrationName) {
   EXPECT_TRUE(isCpuRegistrationName("TORCH_LIBRARY_IMPL_init_myops_CPU_7"));
   EXPECT_FALSE(isCpuRegistrationName("TORCH_LIBRARY_IMPL_init_myops_CUDA_7"));
   EXPECT_FALSE(isCpuRegistrationName("helper_CPU_7"));

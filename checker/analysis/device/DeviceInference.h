@@ -17,18 +17,18 @@
 // jobs it dispatches to are components of their own: the values
 // (DeviceLattice.h), the types it recognises (DeviceTypes.h), the writes of a
 // variable (DeviceWrites.h, ReachingWrites.h), guards and device branches
-// (DeviceGuards.h), torch::nn modules (ModuleDevices.h), torch::data
+// (DeviceConditions.h), torch::nn modules (ModuleDevices.h), torch::data
 // pipelines (DataPipelines.h), and parameters' devices from call sites and
-// registrations (CallSiteFacts.h).
+// registrations (CallerDevices.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TORCH_SYNC_DEVICEINFERENCE_H
 #define TORCH_SYNC_DEVICEINFERENCE_H
 
-#include "analysis/device/CallSiteFacts.h"
+#include "analysis/device/CallerDevices.h"
 #include "analysis/device/DataPipelines.h"
-#include "analysis/device/DeviceGuards.h"
+#include "analysis/device/DeviceConditions.h"
 #include "analysis/device/DeviceQueries.h"
 #include "analysis/device/DeviceWrites.h"
 #include "analysis/device/HostDereference.h"
@@ -137,10 +137,10 @@ public:
 
   /// The components, for tests and for checks that ask one of them directly.
   DeviceWrites &writes() { return Writes; }
-  DeviceGuards &guards() { return Guards; }
+  DeviceConditions &conditions() { return Guards; }
   ModuleDevices &modules() { return Modules; }
   DataPipelines &data() { return Data; }
-  CallSiteFacts &callSites() { return Sites; }
+  CallerDevices &callers() { return Sites; }
   /// The project facts read, if any.
   const ProjectFacts *projectFacts() const override { return Facts; }
   /// Whether the module state of project modules is assumed on the CPU.
@@ -216,10 +216,10 @@ private:
   const bool AssumeModuleStateOnCpu;
   DeviceWrites Writes;
   HostDereferences HostReads;
-  DeviceGuards Guards;
+  DeviceConditions Guards;
   ModuleDevices Modules;
   DataPipelines Data;
-  CallSiteFacts Sites;
+  CallerDevices Sites;
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;

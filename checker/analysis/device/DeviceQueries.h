@@ -1,7 +1,7 @@
 //===--- DeviceQueries.h - what the inference's components ask it ---------===//
 //
-// The face that DeviceInference shows its components (CallSiteFacts,
-// DeviceGuards, ModuleDevices, RankInference): the queries they recurse
+// The face that DeviceInference shows its components (CallerDevices,
+// DeviceConditions, ModuleDevices, RankInference): the queries they recurse
 // through, at the depth they were asked at. A component holds a
 // DeviceQueries &, never the inference itself, so that it includes this file
 // and not DeviceInference.h: includes run down, from the inference to its

@@ -1,6 +1,6 @@
-//===--- DeviceGuards.cpp - guards and branches on a tensor's device ------===//
+//===--- DeviceConditions.cpp - guards and branches on a tensor's device --===//
 
-#include "analysis/device/DeviceGuards.h"
+#include "analysis/device/DeviceConditions.h"
 #include "analysis/device/DeviceQueries.h"
 #include "analysis/device/DeviceWrites.h"
 #include "clang-tidy/utils/ExprSequence.h"
@@ -170,21 +170,21 @@ expansionOffsets(SourceLocation Begin, SourceLocation End,
 }
 
 /// The CFG of a function, its dominator tree and the block of each statement.
-struct DeviceGuards::Flow {
+struct DeviceConditions::Flow {
   std::unique_ptr<CFG> Graph;
   std::unique_ptr<CFGDomTree> Dominators;
   std::unique_ptr<utils::StmtToBlockMap> Blocks;
 };
 
-DeviceGuards::DeviceGuards(ASTContext &Context, DeviceQueries &Devices,
-                           DeviceWrites &Writes)
+DeviceConditions::DeviceConditions(ASTContext &Context, DeviceQueries &Devices,
+                                   DeviceWrites &Writes)
     : Context(Context), Devices(Devices), Writes(Writes) {}
 
-DeviceGuards::~DeviceGuards() = default;
+DeviceConditions::~DeviceConditions() = default;
 
-bool DeviceGuards::outcomeDominates(const FunctionDecl &Function,
-                                    const IfStmt &Test, bool Outcome,
-                                    const Stmt &Use) {
+bool DeviceConditions::outcomeDominates(const FunctionDecl &Function,
+                                        const IfStmt &Test, bool Outcome,
+                                        const Stmt &Use) {
   std::unique_ptr<Flow> &F = Flows[&Function];
   if (!F) {
     F = std::make_unique<Flow>();
@@ -225,7 +225,8 @@ bool DeviceGuards::outcomeDominates(const FunctionDecl &Function,
   return false;
 }
 
-DeviceKind DeviceGuards::guardedDevice(const VarDecl &Var, const Expr &Use) {
+DeviceKind DeviceConditions::guardedDevice(const VarDecl &Var,
+                                           const Expr &Use) {
   const auto *Function =
       dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
   if (!Function || !Function->getBody() || !isTensorType(Var.getType()))
@@ -250,8 +251,8 @@ DeviceKind DeviceGuards::guardedDevice(const VarDecl &Var, const Expr &Use) {
   return Result;
 }
 
-llvm::ArrayRef<DeviceGuards::DeviceFact>
-DeviceGuards::deviceFacts(const FunctionDecl &Function) {
+llvm::ArrayRef<DeviceConditions::DeviceFact>
+DeviceConditions::deviceFacts(const FunctionDecl &Function) {
   auto Cached = FactCache.find(&Function);
   if (Cached != FactCache.end())
     return Cached->second;

@@ -1,6 +1,6 @@
-//===--- CallSiteFacts.cpp - parameters' devices from their callers -------===//
+//===--- CallerDevices.cpp - parameters' devices from their callers -------===//
 
-#include "analysis/device/CallSiteFacts.h"
+#include "analysis/device/CallerDevices.h"
 #include "analysis/device/DeviceQueries.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -58,12 +58,12 @@ AST_MATCHER(FunctionDecl, mayBeFilePrivate) {
 
 } // namespace
 
-CallSiteFacts::CallSiteFacts(ASTContext &Context, DeviceQueries &Devices)
+CallerDevices::CallerDevices(ASTContext &Context, DeviceQueries &Devices)
     : Context(Context), Devices(Devices) {}
 
-CallSiteFacts::~CallSiteFacts() = default;
+CallerDevices::~CallerDevices() = default;
 
-DeviceKind CallSiteFacts::callSiteDevice(const ParmVarDecl &Param,
+DeviceKind CallerDevices::callSiteDevice(const ParmVarDecl &Param,
                                          unsigned Depth) {
   const auto *Function = dyn_cast<FunctionDecl>(Param.getDeclContext());
   if (!Function)
@@ -88,7 +88,7 @@ DeviceKind CallSiteFacts::callSiteDevice(const ParmVarDecl &Param,
   return Result;
 }
 
-void CallSiteFacts::scanMainFile() {
+void CallerDevices::scanMainFile() {
   if (MainFileScanned)
     return;
   MainFileScanned = true;
@@ -128,13 +128,13 @@ void CallSiteFacts::scanMainFile() {
   }
 }
 
-bool CallSiteFacts::isCpuKernel(const FunctionDecl &Function) {
+bool CallerDevices::isCpuKernel(const FunctionDecl &Function) {
   scanMainFile();
   return !CpuKernels.empty() &&
          CpuKernels.contains(Function.getCanonicalDecl());
 }
 
-bool CallSiteFacts::isFilePrivate(const FunctionDecl &Function) {
+bool CallerDevices::isFilePrivate(const FunctionDecl &Function) {
   if (isa<CXXMethodDecl>(Function) || Function.isMain() ||
       Function.isDependentContext() || Function.isExternC())
     return false;
@@ -158,8 +158,8 @@ bool CallSiteFacts::isFilePrivate(const FunctionDecl &Function) {
   return true;
 }
 
-const CallSiteFacts::CallSites *
-CallSiteFacts::privateCallSites(const FunctionDecl &Function) {
+const CallerDevices::CallSites *
+CallerDevices::privateCallSites(const FunctionDecl &Function) {
   if (!isFilePrivate(Function))
     return nullptr;
   if (!CallIndex) {

@@ -1,4 +1,4 @@
-//===--- DeviceGuards.h - guards and branches on a tensor's device --------===//
+//===--- DeviceConditions.h - guards and branches on a tensor's device ----===//
 //
 // What a test of a tensor's device tells about it: after a guard that stops
 // the function when the test fails ('TORCH_CHECK(t.is_cuda())', 'CHECK_CPU(t)',
@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCH_SYNC_DEVICEGUARDS_H
-#define TORCH_SYNC_DEVICEGUARDS_H
+#ifndef TORCH_SYNC_DEVICECONDITIONS_H
+#define TORCH_SYNC_DEVICECONDITIONS_H
 
 #include "libtorch/DeviceLattice.h"
 #include "clang/Basic/SourceLocation.h"
@@ -76,7 +76,7 @@ expansionOffsets(SourceLocation Begin, SourceLocation End,
 
 /// The guards and device branches of the functions of one translation unit,
 /// cached per function.
-class DeviceGuards {
+class DeviceConditions {
 public:
   /// A fact about a variable's device that holds inside a range of its
   /// function's source (expansion offsets in one file).
@@ -93,9 +93,9 @@ public:
 
   /// \p Devices names the devices that comparisons test against; \p Writes
   /// tells whether a variable is written.
-  DeviceGuards(ASTContext &Context, DeviceQueries &Devices,
-               DeviceWrites &Writes);
-  ~DeviceGuards();
+  DeviceConditions(ASTContext &Context, DeviceQueries &Devices,
+                   DeviceWrites &Writes);
+  ~DeviceConditions();
 
   /// The device that a guard or a branch on the device of \p Var
   /// ('TORCH_CHECK(t.is_cuda())', 'if (t.is_cuda()) {...}') gives it at
@@ -129,4 +129,4 @@ private:
 } // namespace tidy::torch_sync
 } // namespace clang
 
-#endif // TORCH_SYNC_DEVICEGUARDS_H
+#endif // TORCH_SYNC_DEVICECONDITIONS_H

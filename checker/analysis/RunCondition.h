@@ -1,4 +1,4 @@
-//===--- SyncGuard.h - the flag a sync runs under -------------------------===//
+//===--- RunCondition.h - the flag a sync runs under ----------------------===//
 //
 // Whether a call in a function body runs only under a flag: inside an 'if'
 // (or a '?:', '&&', '||') whose condition is a plain variable, parameter or
@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCH_SYNC_SYNCGUARD_H
-#define TORCH_SYNC_SYNCGUARD_H
+#ifndef TORCH_SYNC_RUNCONDITION_H
+#define TORCH_SYNC_RUNCONDITION_H
 
 #include "clang/Basic/SourceLocation.h"
 #include "clang/Lex/PPCallbacks.h"
@@ -27,7 +27,7 @@ class Stmt;
 namespace tidy::torch_sync {
 
 /// A condition that a call runs under.
-struct SyncGuard {
+struct RunCondition {
   /// The condition: of the 'if', or the preprocessor directive.
   SourceLocation Loc;
   /// What must hold, phrased to follow the call ("only when 'debug' is true",
@@ -45,7 +45,8 @@ public:
 
   /// The innermost compiled branch around \p Loc (its expansion) that lies
   /// strictly inside the range \p Within, or null.
-  const SyncGuard *branchAround(SourceLocation Loc, SourceRange Within) const;
+  const RunCondition *branchAround(SourceLocation Loc,
+                                   SourceRange Within) const;
 
   void If(SourceLocation Loc, SourceRange ConditionRange,
           ConditionValueKind ConditionValue) override;
@@ -64,7 +65,7 @@ private:
   struct Branch {
     FileID File;
     unsigned Begin = 0, End = 0;
-    SyncGuard Guard;
+    RunCondition Guard;
   };
   /// A conditional being read: the branch that began last, and what its
   /// '#else' would need (empty when it has an '#elif', or for a condition
@@ -73,7 +74,7 @@ private:
     /// In a system header, where nothing is reported: not recorded.
     bool Ignored = false;
     SourceLocation BranchBegin;
-    std::optional<SyncGuard> Taken;
+    std::optional<RunCondition> Taken;
     std::string ElseDescription;
   };
   /// Begins a conditional at \p Loc; whether it is recorded.
@@ -91,11 +92,11 @@ private:
 };
 
 /// How a call runs in its function.
-struct GuardResult {
+struct RunConditionResult {
   /// Never: a constant condition never takes its branch.
   bool Never = false;
   /// The innermost flag or preprocessor branch it runs under, or none.
-  std::optional<SyncGuard> Guard;
+  std::optional<RunCondition> Guard;
 };
 
 /// Under which flag, if any, the call \p Call runs: the innermost 'if',
@@ -103,11 +104,11 @@ struct GuardResult {
 /// between it and \p Body, else the preprocessor branch around it inside
 /// \p Body (\p Branches, when known). Without \p Body, up to the function or
 /// lambda that holds the call.
-GuardResult findGuard(const Stmt &Call, ASTContext &Context,
-                      const ConditionalBranches *Branches,
-                      const Stmt *Body = nullptr);
+RunConditionResult findRunCondition(const Stmt &Call, ASTContext &Context,
+                                    const ConditionalBranches *Branches,
+                                    const Stmt *Body = nullptr);
 
 } // namespace tidy::torch_sync
 } // namespace clang
 
-#endif // TORCH_SYNC_SYNCGUARD_H
+#endif // TORCH_SYNC_RUNCONDITION_H

@@ -1,6 +1,6 @@
-//===--- SyncGuard.cpp - the flag a sync runs under -----------------------===//
+//===--- RunCondition.cpp - the flag a sync runs under --------------------===//
 
-#include "analysis/SyncGuard.h"
+#include "analysis/RunCondition.h"
 #include "analysis/device/DeviceInference.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -122,7 +122,7 @@ void ConditionalBranches::openBranch(SourceLocation Loc,
   Current.BranchBegin = Loc;
   Current.Taken.reset();
   if (Description)
-    Current.Taken = SyncGuard{Loc, std::move(*Description)};
+    Current.Taken = RunCondition{Loc, std::move(*Description)};
 }
 
 void ConditionalBranches::closeBranch(SourceLocation Loc) {
@@ -212,8 +212,9 @@ void ConditionalBranches::Endif(SourceLocation Loc, SourceLocation IfLoc) {
   Stack.pop_back();
 }
 
-const SyncGuard *ConditionalBranches::branchAround(SourceLocation Loc,
-                                                   SourceRange Within) const {
+const RunCondition *
+ConditionalBranches::branchAround(SourceLocation Loc,
+                                  SourceRange Within) const {
   auto [File, Offset] = SM.getDecomposedExpansionLoc(Loc);
   auto [WithinFile, WithinBegin] =
       SM.getDecomposedExpansionLoc(Within.getBegin());
@@ -230,9 +231,10 @@ const SyncGuard *ConditionalBranches::branchAround(SourceLocation Loc,
   return Innermost ? &Innermost->Guard : nullptr;
 }
 
-GuardResult findGuard(const Stmt &Call, ASTContext &Context,
-                      const ConditionalBranches *Branches, const Stmt *Body) {
-  GuardResult Result;
+RunConditionResult findRunCondition(const Stmt &Call, ASTContext &Context,
+                                    const ConditionalBranches *Branches,
+                                    const Stmt *Body) {
+  RunConditionResult Result;
   // The branch of 'Cond' that must be taken, \p Truth, for the call to run.
   auto Needs = [&](const Expr *Cond, bool Truth) {
     if (!Cond || Cond->isValueDependent() || Cond->isTypeDependent())
@@ -246,7 +248,8 @@ GuardResult findGuard(const Stmt &Call, ASTContext &Context,
     if (!Result.Guard)
       if (std::optional<std::string> Description =
               flagDescription(Cond, Truth, Context))
-        Result.Guard = SyncGuard{Cond->getBeginLoc(), std::move(*Description)};
+        Result.Guard =
+            RunCondition{Cond->getBeginLoc(), std::move(*Description)};
   };
   const Stmt *Within = Body;
   DynTypedNode Child = DynTypedNode::create(Call);
@@ -282,7 +285,7 @@ GuardResult findGuard(const Stmt &Call, ASTContext &Context,
     Child = Parent;
   }
   if (!Result.Guard && Branches && Within)
-    if (const SyncGuard *Branch = Branches->branchAround(
+    if (const RunCondition *Branch = Branches->branchAround(
             Call.getBeginLoc(), Within->getSourceRange()))
       Result.Guard = *Branch;
   return Result;

@@ -1,4 +1,4 @@
-//===--- CallSiteFacts.h - parameters' devices from their callers ---------===//
+//===--- CallerDevices.h - parameters' devices from their callers ---------===//
 //
 // What the translation unit tells about the tensors a function receives: a
 // kernel registered for the CPU dispatch key with
@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TORCH_SYNC_CALLSITEFACTS_H
-#define TORCH_SYNC_CALLSITEFACTS_H
+#ifndef TORCH_SYNC_CALLERDEVICES_H
+#define TORCH_SYNC_CALLERDEVICES_H
 
 #include "libtorch/DeviceLattice.h"
 #include "llvm/ADT/DenseMap.h"
@@ -42,7 +42,7 @@ bool isCpuRegistrationName(llvm::StringRef Name);
 
 /// The call-site facts of one translation unit. \p Devices gives the devices
 /// of the arguments at the calls.
-class CallSiteFacts {
+class CallerDevices {
 public:
   /// A function's call sites in the translation unit; AddressTaken when it is
   /// also named other than as the callee of a direct call.
@@ -51,8 +51,8 @@ public:
     bool AddressTaken = false;
   };
 
-  CallSiteFacts(ASTContext &Context, DeviceQueries &Devices);
-  ~CallSiteFacts();
+  CallerDevices(ASTContext &Context, DeviceQueries &Devices);
+  ~CallerDevices();
 
   /// Whether \p Function is registered for the CPU dispatch key with
   /// TORCH_LIBRARY_IMPL(ns, CPU, m) in the main file ('m.impl("op", &f)').
@@ -90,4 +90,4 @@ private:
 } // namespace tidy::torch_sync
 } // namespace clang
 
-#endif // TORCH_SYNC_CALLSITEFACTS_H
+#endif // TORCH_SYNC_CALLERDEVICES_H
