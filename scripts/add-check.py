@@ -22,6 +22,7 @@ Then add the category's facts to sync-facts.yaml and CallSync.cpp's callSync() a
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -176,8 +177,7 @@ void first_case(const at::Tensor &t) {{
 """)
     subprocess.call([sys.executable, os.path.join(root, "checker", "facts", "generate_facts.py"),
                      "--facts", facts, "--docs", os.path.join(root, "docs", "checks")])
-    formatter = next((c for c in ("clang-format-22", "clang-format") if subprocess.call(
-        ["sh", "-c", "command -v %s >/dev/null" % c]) == 0), None)
+    formatter = shutil.which("clang-format-22") or shutil.which("clang-format")
     if formatter:
         subprocess.call([formatter, "-i", paths["h"], paths["cpp"], module])
     for p in [facts, paths["h"], paths["cpp"], module, cmake, paths["doc"], paths["test"]]:

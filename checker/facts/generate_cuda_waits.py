@@ -105,6 +105,7 @@ RULES: (name, waits, prefix) tuples; waits is one of device, stream, event, copy
 meaning: sync-facts.yaml, cuda_waits). wait_kind(name) gives the waits of a call as CUPTI or a trace names it.
 """
 
+import functools
 import re
 
 RULES = (
@@ -119,8 +120,10 @@ def base_name(name):
     return _SUFFIX.sub("", name)
 
 
+@functools.lru_cache(maxsize=None)
 def wait_kind(name):
-    """The waits of the rule that covers the call (the longest matching name), or None when no rule does."""
+    """The waits of the rule that covers the call (the longest matching name), or None when no rule does.
+    Cached: a trace names a few calls millions of times."""
     name = base_name(name)
     best = None
     for rule_name, waits, prefix in RULES:

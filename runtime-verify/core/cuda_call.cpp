@@ -3,8 +3,6 @@
 
 #include "prefixes.h"
 
-#include <string>
-
 namespace torch_sync::runtime {
 namespace {
 
@@ -29,8 +27,8 @@ constexpr CudaCallRule kRules[] = {
 const CudaCallRule *ruleFor(std::string_view api) {
   const CudaCallRule *best = nullptr;
   for (const CudaCallRule &rule : kRules) {
-    bool matches = rule.prefix ? startsWith(api, rule.name)
-                               : api == rule.name || startsWith(api, std::string(rule.name) + "_");
+    bool matches = startsWith(api, rule.name) &&
+                   (rule.prefix || api.size() == rule.name.size() || api[rule.name.size()] == '_');
     if (matches && (!best || rule.name.size() > best->name.size()))
       best = &rule;
   }
@@ -43,7 +41,6 @@ bool hasWaits(std::string_view api, Waits waits) {
 }
 
 bool isAsync(std::string_view api) { return api.find("Async") != std::string_view::npos; }
-bool isFree(std::string_view api) { return hasWaits(api, Waits::Free); }
 
 } // namespace
 
@@ -71,14 +68,22 @@ bool isEventSynchronize(std::string_view api) { return hasWaits(api, Waits::Even
 
 Blocking blocking(const CudaCall &call) {
   std::string_view api = call.api;
-  if (isSynchronize(api))
-    return Blocking::Yes;
-  if (isFree(api))
-    return isAsync(api) || call.nullPointer ? Blocking::No : Blocking::Yes;
-  if (hasWaits(api, Waits::Unregister))
-    return Blocking::Yes;
-  if (!isCopyApi(api))
+  const CudaCallRule *rule = ruleFor(api);
+  if (!rule)
     return Blocking::No;
+  switch (rule->waits) {
+  case Waits::Device:
+  case Waits::Stream:
+  case Waits::Event:
+  case Waits::Unregister:
+    return Blocking::Yes;
+  case Waits::Free:
+    return isAsync(api) || call.nullPointer ? Blocking::No : Blocking::Yes;
+  case Waits::Never:
+    return Blocking::No;
+  case Waits::Copy:
+    break;
+  }
   switch (call.copy) {
   case CopyKind::DeviceToDevice:
   case CopyKind::HostToHost:
