@@ -19,6 +19,14 @@
 #                       first (cold) diagnostics and each re-check, as the wall time from the
 #                       message sent to the diagnostics of its version and clangd's CPU time
 #                       (user+sys) in between, with their medians
+#   --code-actions      after the diagnostics of the last version, ask clangd for the quick
+#                       fixes of each torch-sync diagnostic (textDocument/codeAction, as an
+#                       editor's light bulb does) and print each under its diagnostic:
+#                       "  action: TITLE (N edit(s))"
+#   --apply-action TEXT write the last version's text, with the edits of every offered action
+#                       whose title contains TEXT applied, to --write FILE (implies
+#                       --code-actions; fails when no action matches)
+#   --write FILE        where --apply-action writes (FILE is never the source)
 #   --encoding NAME     the encoding of FILE and the --change files (default: utf-8; a Python
 #                       codec name such as latin-1); LSP sends the text to clangd as UTF-8, as
 #                       an editor does after decoding the file
@@ -208,6 +216,57 @@ def read_text(path, what, encoding):
             % (what, path, data[e.start], e.start, encoding))
 
 
+def utf16_offset(text, line, character):
+    """The offset into text of an LSP position (a line and a count of UTF-16 code units)."""
+    lines = text.split("\n")
+    if line >= len(lines):
+        return len(text)
+    start = sum(len(l) + 1 for l in lines[:line])
+    units = 0
+    for i, ch in enumerate(lines[line]):
+        if units >= character:
+            return start + i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return start + len(lines[line])
+
+
+def apply_edits(text, edits):
+    """text with the LSP TextEdits applied (they must not overlap), from the last to the first."""
+    spans = []
+    for e in edits:
+        r = e["range"]
+        spans.append((utf16_offset(text, r["start"]["line"], r["start"]["character"]),
+                      utf16_offset(text, r["end"]["line"], r["end"]["character"]), e["newText"]))
+    for begin, end, new in sorted(spans, reverse=True):
+        text = text[:begin] + new + text[end:]
+    return text
+
+
+def action_edits(action, uri):
+    """The TextEdits a code action makes to the document uri."""
+    edit = action.get("edit") or {}
+    edits = list((edit.get("changes") or {}).get(uri, []))
+    for change in edit.get("documentChanges") or []:
+        if urllib.parse.unquote(change.get("textDocument", {}).get("uri", "")) == \
+                urllib.parse.unquote(uri):
+            edits += change.get("edits", [])
+    return edits
+
+
+def code_actions(clangd, uri, diagnostics):
+    """[(diagnostic, [code action])] for each torch-sync diagnostic: what clangd offers for it."""
+    found = []
+    for d in diagnostics:
+        if not is_torch_sync(d):
+            continue
+        result = clangd.response(clangd.request("textDocument/codeAction", {
+            "textDocument": {"uri": uri}, "range": d["range"],
+            "context": {"diagnostics": [d], "only": ["quickfix"]}}),
+            "the code actions of %s" % format_diagnostic(uri, d))
+        found.append((d, [a for a in result or [] if "edit" in a]))
+    return found
+
+
 def run(args, clangd_args):
     path = os.path.abspath(args.file)
     text = read_text(args.file, "the source", args.encoding)
@@ -230,7 +289,11 @@ def run(args, clangd_args):
         init = clangd.request("initialize", {
             "processId": os.getpid(),
             "rootUri": file_uri(os.path.dirname(path)),
-            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+            "capabilities": {"textDocument": {
+                # As editors do: a note comes as related information of its diagnostic.
+                "publishDiagnostics": {"versionSupport": True, "relatedInformation": True},
+                "codeAction": {"codeActionLiteralSupport": {
+                    "codeActionKind": {"valueSet": ["quickfix"]}}}}},
         })
         clangd.response(init, "the answer to initialize")
         clangd.notify("initialized", {})
@@ -257,6 +320,8 @@ def run(args, clangd_args):
                           "diagnostics": len(diags),
                           "torch_sync_diagnostics": sum(map(is_torch_sync, diags))})
             results.append(diags)
+        last_text = changes[-1] if changes else text
+        actions = code_actions(clangd, uri, results[-1]) if args.code_actions else []
 
         clangd.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         clangd.response(clangd.request("shutdown", None), "the answer to shutdown")
@@ -282,10 +347,23 @@ def run(args, clangd_args):
             "median_cpu_s": median_or_none([e["cpu_s"] for e in edits]),
         }, indent=2))
     else:
+        offered = {id(d): a for d, a in actions}
         for version, diags in enumerate(results, start=1):
             print("version %d: %d diagnostic(s)" % (version, len(diags)))
             for d in diags:
                 print(format_diagnostic(args.file, d))
+                if version == len(results):
+                    for a in offered.get(id(d), []):
+                        print("  action: %s (%d edit(s))" % (a.get("title", "").replace("\n", " "),
+                                                            len(action_edits(a, uri))))
+    if args.apply_action is not None:
+        chosen = [e for _, acts in actions for a in acts if args.apply_action in a.get("title", "")
+                  for e in action_edits(a, uri)]
+        if not chosen:
+            raise LspError("clangd offered no code action whose title contains %r"
+                           % args.apply_action)
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write(apply_edits(last_text, chosen))
 
 
 def delta(after, before):
@@ -309,11 +387,22 @@ def main():
     parser.add_argument("--clangd", metavar="PROGRAM")
     parser.add_argument("--change", metavar="TEXT_FILE", action="append", default=[])
     parser.add_argument("--measure", metavar="N", type=int)
+    parser.add_argument("--code-actions", action="store_true")
+    parser.add_argument("--apply-action", metavar="TEXT")
+    parser.add_argument("--write", metavar="FILE")
     parser.add_argument("--encoding", metavar="NAME", default="utf-8")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=300)
     args = parser.parse_args(argv)
     if args.measure is not None and (args.measure < 1 or args.change):
         parser.error("--measure takes a count of edits N >= 1 and goes without --change")
+    if args.apply_action is not None:
+        args.code_actions = True
+        if not args.write:
+            parser.error("--apply-action needs --write FILE")
+        if os.path.abspath(args.write) == os.path.abspath(args.file):
+            parser.error("--write must not name the source: the tool never edits it")
+    if args.code_actions and args.measure is not None:
+        parser.error("--code-actions goes without --measure")
     if args.timeout <= 0:
         parser.error("--timeout takes a positive number of seconds")
     try:

@@ -23,7 +23,10 @@ Usage: tidy-to-sarif.py [options] INPUT...
 Each diagnostic becomes a result, sorted by file, position and check: ruleId (the check's
 name), level (warning, error, or note for a remark), message, a location (artifactLocation and
 region startLine/startColumn, columns counted in Unicode code points), its notes as
-relatedLocations and its fix-its as fixes. Each check becomes a rule in tool.driver.rules.
+relatedLocations and its fix-its as fixes. The message ends with the remedy, the "consider ..."
+note at the finding's location, as a viewer shows a result's message alone; a note's fix-it (a
+rewrite that changes the program's meaning, which clang-tidy applies with --fix-notes only) is
+a fix of its own, described by the note. Each check becomes a rule in tool.driver.rules.
 Each result gets partialFingerprints that survive line moves: "torchSync/v1" (a hash of the
 check, the file's path, the flagged line's text with whitespace collapsed and the occurrence
 among results that share these; scripts/sarif-baseline.py matches on it) and, for files below
@@ -159,19 +162,35 @@ def load_diagnostics(paths):
                     raise InputError("%s: %s has no DiagnosticName" % (f, what))
                 build_dir = d.get("BuildDirectory") or ""
                 text, path, offset, reps = _message(d.get("DiagnosticMessage"), f, what)
-                notes = []
+                def replacements(reps, what):
+                    edits = []
+                    for r in reps:
+                        if not isinstance(r, dict) or "FilePath" not in r:
+                            raise InputError("%s: %s has a replacement without FilePath" % (f, what))
+                        edits.append((_abspath(r["FilePath"], build_dir),
+                                      _int(r.get("Offset", 0), "Offset", f),
+                                      _int(r.get("Length", 0), "Length", f),
+                                      str(r.get("ReplacementText") or "")))
+                    return edits
+
+                notes, note_fixes = [], []
                 for m, note in enumerate(d.get("Notes") or []):
-                    ntext, npath, noffset, _ = _message(note, f, "%s note %d" % (what, m + 1))
+                    nwhat = "%s note %d" % (what, m + 1)
+                    ntext, npath, noffset, nreps = _message(note, f, nwhat)
                     notes.append((ntext, _Location(_abspath(npath, build_dir), noffset)
                                   if npath else None))
-                fixes = []
-                for r in reps:
-                    if not isinstance(r, dict) or "FilePath" not in r:
-                        raise InputError("%s: %s has a replacement without FilePath" % (f, what))
-                    fixes.append((_abspath(r["FilePath"], build_dir),
-                                  _int(r.get("Offset", 0), "Offset", f),
-                                  _int(r.get("Length", 0), "Length", f),
-                                  str(r.get("ReplacementText") or "")))
+                    # A note's fix-it changes the program's meaning (clang-tidy applies it with
+                    # --fix-notes only): a fix of its own, described by the note.
+                    if nreps:
+                        note_fixes.append((ntext, replacements(nreps, nwhat)))
+                # The remedy is a note ("consider ..."); a SARIF viewer shows a result's message
+                # alone, so the message ends with it, as in one line of clang-tidy's output.
+                for ntext, nloc in notes:
+                    if ntext.startswith("consider ") and nloc and nloc.path == _abspath(path, build_dir) \
+                            and nloc.offset == offset:
+                        text = "%s; %s" % (text, ntext)
+                        break
+                fixes = replacements(reps, what)
                 level = str(d.get("Level") or "Warning").lower()
                 if level not in LEVELS:
                     raise InputError("%s: %s has an unknown Level '%s'" % (f, what, d.get("Level")))
@@ -182,6 +201,7 @@ def load_diagnostics(paths):
                     "location": _Location(_abspath(path, build_dir), offset) if path else None,
                     "notes": notes,
                     "fixes": fixes,
+                    "note_fixes": note_fixes,
                 }
                 diags.append(diag)
                 main = doc.get("MainSourceFile")
@@ -347,6 +367,17 @@ class SarifWriter:
         real, rel = self._below_root(path)
         return real if rel is None else rel
 
+    def fix(self, description, edits):
+        """A SARIF fix: its description and the replacements of each file it edits."""
+        changes = {}
+        for path, offset, length, text in edits:
+            change = changes.setdefault(path, {
+                "artifactLocation": self.artifact_location(path), "replacements": []})
+            change["replacements"].append({
+                "deletedRegion": {"byteOffset": offset, "byteLength": length},
+                "insertedContent": {"text": text}})
+        return {"description": {"text": description}, "artifactChanges": list(changes.values())}
+
     def physical_location(self, loc):
         line, column = self.sources.line_column(loc.path, loc.offset)
         return {"artifactLocation": self.artifact_location(loc.path),
@@ -460,16 +491,10 @@ class SarifWriter:
                 related.append(entry)
             if related:
                 result["relatedLocations"] = related
-            if d["fixes"]:
-                changes = {}
-                for path, offset, length, text in d["fixes"]:
-                    change = changes.setdefault(path, {
-                        "artifactLocation": self.artifact_location(path), "replacements": []})
-                    change["replacements"].append({
-                        "deletedRegion": {"byteOffset": offset, "byteLength": length},
-                        "insertedContent": {"text": text}})
-                result["fixes"] = [{"description": {"text": "clang-tidy fix-it"},
-                                    "artifactChanges": list(changes.values())}]
+            fixes = [("clang-tidy fix-it", d["fixes"])] if d["fixes"] else []
+            fixes += d.get("note_fixes", [])
+            if fixes:
+                result["fixes"] = [self.fix(description, edits) for description, edits in fixes]
             results.append(result)
         self.fingerprint(fingerprinted)
         driver = {"name": self.tool_name}

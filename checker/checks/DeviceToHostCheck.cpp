@@ -91,8 +91,13 @@ void DeviceToHostCheck::reportCallSync(const CallExpr &Call,
       if (!Call.getBeginLoc().isMacroID() && !Call.getEndLoc().isMacroID())
         Fix = FixItHint::CreateRemoval(CharSourceRange::getTokenRange(
             Name->getOperatorLoc(), Call.getEndLoc()));
+  // An upload can run while the host goes on, from pinned memory; the host
+  // must then leave the source alone: a rewrite for --fix-notes only.
+  std::optional<AlternativeRewrite> Rewrite;
+  if (Member && Sync.Direction == CopyDirection::HostToDevice)
+    Rewrite = nonBlockingUploadRewrite(*Member, *Result.Context);
   reportSync(Call, Sync.Name, transferEffect(Sync), Advice::of(*Sync.Fact),
-             *Result.Context, Fix);
+             *Result.Context, Fix, HostWait::CurrentStream, Rewrite);
 }
 
 } // namespace clang::tidy::torch_sync

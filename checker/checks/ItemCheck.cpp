@@ -75,4 +75,16 @@ bool ItemCheck::skipsCall(const CallExpr &Call, const SyncFact &Fact,
          isShapeRead(Call, Context);
 }
 
+void ItemCheck::reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                               const MatchFinder::MatchResult &Result) {
+  ASTContext &Context = *Result.Context;
+  std::optional<AlternativeRewrite> Rewrite;
+  if (Sync.Fact->Method == "item" || Sync.Fact->Method == "is_nonzero")
+    Rewrite = assertAsyncRewrite(Call, Context);
+  else if (const FunctionDecl *Callee = Call.getDirectCallee())
+    Rewrite = linalgInvExRewrite(Call, *Callee, Context);
+  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
+             Context, std::nullopt, HostWait::CurrentStream, Rewrite);
+}
+
 } // namespace clang::tidy::torch_sync

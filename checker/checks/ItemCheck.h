@@ -25,6 +25,11 @@ protected:
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
   bool skipsCall(const CallExpr &Call, const SyncFact &Fact,
                  ASTContext &Context) override;
+  /// Offers the rewrites into 'at::_assert_async' (a TORCH_CHECK of a read)
+  /// and 'at::linalg_inv_ex' as fix-it notes.
+  void reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                      const ast_matchers::MatchFinder::MatchResult &Result)
+      override;
 
 private:
   const std::string SyncFunctions;

@@ -321,12 +321,13 @@ bool SyncCheckBase::isReportableDevice(DeviceKind Device) const {
 void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
                                StringRef Effect, Advice Alternative,
                                ASTContext &Context,
-                               std::optional<FixItHint> Fix, HostWait Wait) {
+                               std::optional<FixItHint> Fix, HostWait Wait,
+                               std::optional<AlternativeRewrite> Rewrite) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
-  bool InLoop = runsOnEveryLoopIteration(Call, Context);
-  StringRef Chosen = InLoop && !Alternative.InLoop.empty()
+  const Stmt *Loop = perIterationLoop(Call, Context);
+  StringRef Chosen = Loop && !Alternative.InLoop.empty()
                          ? Alternative.InLoop
                          : Alternative.Default;
   // 'opt.value_or(t.item())' reads even when 'opt' holds the value.
@@ -344,15 +345,24 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
     Chosen = LazyDefault;
   }
   {
-    auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream's "
-                          "queued work| and waits for all work queued on the "
-                          "device|}2%select{|, on every loop iteration}3; "
-                          "consider %4")
-                << Callee << Effect << static_cast<unsigned>(Wait) << InLoop
-                << Chosen;
+    auto Diag = diag(Loc, "'%0' %1%select{ and waits for the current stream| "
+                          "and waits for all work on the device|}2")
+                << Callee << Effect << static_cast<unsigned>(Wait);
     if (Fix)
       Diag << *Fix;
   } // emitted here, before its notes
+  // The notes point at the call as written, inside a macro's argument too,
+  // with no macro backtrace of their own.
+  SourceLocation NoteLoc = SM.getFileLoc(Loc);
+  diag(NoteLoc, "consider %0", DiagnosticIDs::Note) << Chosen;
+  if (Rewrite) {
+    auto Note = diag(NoteLoc, Rewrite->Note, DiagnosticIDs::Note);
+    for (const FixItHint &Hint : Rewrite->Fixes)
+      Note << Hint;
+  }
+  if (Loop)
+    diag(SM.getExpansionLoc(Loop->getBeginLoc()),
+         "the call runs on every iteration of this loop", DiagnosticIDs::Note);
   noteRunCondition(Call, Context);
 }
 

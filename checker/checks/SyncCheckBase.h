@@ -25,6 +25,7 @@
 #include "analysis/RunCondition.h"
 #include "analysis/UnitTestCode.h"
 #include "analysis/device/DeviceInference.h"
+#include "checks/AlternativeRewrites.h"
 #include "clang-tidy/ClangTidyCheck.h"
 #include "facts/SyncFacts.h"
 #include "project/ProjectFacts.h"
@@ -174,16 +175,18 @@ protected:
     StringRef InLoop;
   };
 
-  /// Emits "'<Callee>' <Effect>[ and waits for the current stream's queued
-  /// work | and waits for all work queued on the device][, on every loop
-  /// iteration]; consider <alternative>" at the call, the alternative chosen
-  /// from \p Alternative, with \p Fix when given (only rewrites that keep the
-  /// program's meaning), and remembers the location. A note says when the
-  /// call runs only under a flag (noteRunCondition).
+  /// Emits "'<Callee>' <Effect>[ and waits for the current stream | and
+  /// waits for all work on the device]" at the call, with \p Fix when given
+  /// (only rewrites that keep the program's meaning, applied by --fix), and
+  /// remembers the location. Notes follow: "consider <alternative>", the
+  /// alternative chosen from \p Alternative; \p Rewrite's note with its
+  /// fix-its (applied by --fix-notes); the loop the call runs in on every
+  /// iteration; the flag the call runs under (noteRunCondition).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
-                  HostWait Wait = HostWait::CurrentStream);
+                  HostWait Wait = HostWait::CurrentStream,
+                  std::optional<AlternativeRewrite> Rewrite = std::nullopt);
 
   /// The name a diagnostic gives the callee: the bare name of a member
   /// ('item', 'operator[]'), the qualified name of a free function

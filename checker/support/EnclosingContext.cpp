@@ -95,8 +95,8 @@ const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context) {
   return Found;
 }
 
-bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context) {
-  bool InLoop = false;
+const Stmt *perIterationLoop(const Stmt &S, ASTContext &Context) {
+  const Stmt *Found = nullptr;
   forEachAncestor(DynTypedNode::create(S), Context,
                   [&](const DynTypedNode &Parent, const DynTypedNode &Child) {
                     // A function or lambda boundary: its loops are not ours.
@@ -107,12 +107,16 @@ bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context) {
                       if (std::optional<bool> PerIteration =
                               runsPerIteration(*Loop, Child))
                         if (*PerIteration) {
-                          InLoop = true;
+                          Found = Loop;
                           return true;
                         }
                     return false;
                   });
-  return InLoop;
+  return Found;
+}
+
+bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context) {
+  return perIterationLoop(S, Context) != nullptr;
 }
 
 } // namespace clang::tidy::torch_sync

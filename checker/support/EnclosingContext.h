@@ -48,6 +48,10 @@ const FunctionDecl *enclosingFunction(const Stmt &S, ASTContext &Context);
 /// shape of statement-like macros such as C10_CUDA_CHECK, is no loop.
 bool runsOnEveryLoopIteration(const Stmt &S, ASTContext &Context);
 
+/// The innermost loop on whose every iteration \p S runs, as
+/// runsOnEveryLoopIteration() decides; null when there is none.
+const Stmt *perIterationLoop(const Stmt &S, ASTContext &Context);
+
 /// The optional whose 'value_or' takes a value computed by \p E: the
 /// receiver 'opt' when \p E is its argument or part of it
 /// ('opt.value_or(t.item<int64_t>())', of std::optional or c10::optional),

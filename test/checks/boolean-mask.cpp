@@ -27,9 +27,10 @@ using at::indexing::Slice;
 at::Tensor positiveIndexWithMask(const at::Tensor &scores) {
   auto keep = scores > 0.5;
   return scores.index({keep});
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'index' with a boolean mask reads the number of true elements from the device to size its result and waits for the current stream's queued work; consider a fixed-shape form: 'at::where(mask, t, 0)', or 'masked_fill_' on a copy [torch-sync-boolean-mask]
-  // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:17: warning: 'index' with a boolean mask
-  // CHECK-MESSAGES-V2: :[[@LINE-3]]:17: warning: 'index' with a boolean mask
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'index' with a boolean mask reads the number of true elements from the device to size its result and waits for the current stream [torch-sync-boolean-mask]
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: consider a fixed-shape form: 'at::where(mask, t, 0)', or 'masked_fill_' on a copy
+  // CHECK-MESSAGES-DTYPE: :[[@LINE-3]]:17: warning: 'index' with a boolean mask
+  // CHECK-MESSAGES-V2: :[[@LINE-4]]:17: warning: 'index' with a boolean mask
 }
 
 at::Tensor positiveMaskKinds(const at::Tensor &boxes, const at::Tensor &scores) {
@@ -47,9 +48,10 @@ at::Tensor positiveMaskKinds(const at::Tensor &boxes, const at::Tensor &scores) 
   // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:19: warning: 'index' with a boolean mask
   // CHECK-MESSAGES-V2: :[[@LINE-3]]:19: warning: 'index' with a boolean mask
   auto d = at::masked_select(scores, scores > 0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::masked_select' reads the number of true mask elements from the device to size its result and waits for the current stream's queued work; consider a fixed-shape form: 'at::where(mask, t, 0)', summing or counting with the mask as a weight [torch-sync-boolean-mask]
-  // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:12: warning: 'at::masked_select'
-  // CHECK-MESSAGES-V2: :[[@LINE-3]]:12: warning: 'at::masked_select'
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::masked_select' reads the number of true mask elements from the device to size its result and waits for the current stream [torch-sync-boolean-mask]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider a fixed-shape form: 'at::where(mask, t, 0)', summing or counting with the mask as a weight
+  // CHECK-MESSAGES-DTYPE: :[[@LINE-3]]:12: warning: 'at::masked_select'
+  // CHECK-MESSAGES-V2: :[[@LINE-4]]:12: warning: 'at::masked_select'
   auto e = scores.masked_select(valid);
   // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'masked_select' reads
   // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:19: warning: 'masked_select' reads
@@ -61,9 +63,10 @@ void positiveIndexPut(at::Tensor &t) {
   auto mask = t > 0;
   auto value = at::zeros({}, t.options());
   t.index_put_({mask}, value);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a boolean mask turns the mask into indices, which reads their number from the device and waits for the current stream's queued work; consider 'masked_fill_(mask, value)' with a host scalar, or 'at::where(mask, value, t)' [torch-sync-boolean-mask]
-  // CHECK-MESSAGES-DTYPE: :[[@LINE-2]]:5: warning: 'index_put_' with a boolean mask
-  // CHECK-MESSAGES-V2: :[[@LINE-3]]:5: warning: 'index_put_' with a boolean mask
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a boolean mask turns the mask into indices, which reads their number from the device and waits for the current stream [torch-sync-boolean-mask]
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: note: consider 'masked_fill_(mask, value)' with a host scalar, or 'at::where(mask, value, t)'
+  // CHECK-MESSAGES-DTYPE: :[[@LINE-3]]:5: warning: 'index_put_' with a boolean mask
+  // CHECK-MESSAGES-V2: :[[@LINE-4]]:5: warning: 'index_put_' with a boolean mask
   // LibTorch 1.13 builds a host scalar on the tensor's device, so this syncs
   // with its headers; 2.x sends it to masked_fill_.
   t.index_put_({mask}, 0.0);

@@ -20,26 +20,30 @@ using at::indexing::Slice;
 
 at::Tensor positiveNarrowAndSubscript(const at::Tensor &t, const at::Tensor &start) {
   auto a = t.narrow(0, start, 2);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'narrow' with a tensor start reads the start from the device and waits for the current stream's queued work; consider 'index_select(dim, start + at::arange(length, start.options()))', or a host start [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'narrow' with a tensor start
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'narrow' with a tensor start reads the start from the device and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider 'index_select(dim, start + at::arange(length, start.options()))', or a host start
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:14: warning: 'narrow' with a tensor start
   auto b = at::narrow(t, 0, start, 2);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::narrow' with a tensor start
   // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:12: warning: 'at::narrow' with a tensor start
   auto c = t[start];
-  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator[]' with a tensor index reads the index from the device and waits for the current stream's queued work; consider 'index_select', or 'index({idx})' with a 1-element long tensor [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:13: warning: 'operator[]' with a tensor index
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator[]' with a tensor index reads the index from the device and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:13: note: consider 'index_select', or 'index({idx})' with a 1-element long tensor
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:13: warning: 'operator[]' with a tensor index
   return a + b + c;
 }
 
 at::Tensor positiveShapeReads(const at::Tensor &t, const at::Tensor &lengths) {
   auto a = t.index({Slice(0, lengths.max().item<int64_t>())});
-  // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream's queued work; consider keeping the index on the device ('index_select', 'gather', a 1-element long tensor as index) or keeping offsets on the host [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:44: warning: 'item' reads a value from the device that sizes
-  // CHECK-MESSAGES-ITEM: :[[@LINE-3]]:44: warning: 'item' copies a tensor element to the host
+  // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:44: note: consider keeping the index on the device ('index_select', 'gather', a 1-element long tensor as index) or keeping offsets on the host
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:44: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-ITEM: :[[@LINE-4]]:44: warning: 'item' copies a tensor element to the host
   int64_t n = lengths.sum().item<int64_t>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream's queued work; consider passing the size in where the caller knows it (an 'output_size' argument, a size saved in the forward pass, a known bound) or keeping sizes on the host [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:29: warning: 'item' reads a value from the device that sizes
-  // CHECK-MESSAGES-ITEM: :[[@LINE-3]]:29: warning: 'item' copies a tensor element to the host
+  // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:29: note: consider passing the size in where the caller knows it (an 'output_size' argument, a size saved in the forward pass, a known bound) or keeping sizes on the host
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:29: warning: 'item' reads a value from the device that sizes
+  // CHECK-MESSAGES-ITEM: :[[@LINE-4]]:29: warning: 'item' copies a tensor element to the host
   auto b = at::zeros({n, 4}, t.options());
   auto c = t.narrow(0, 0, lengths[0].item().toLong() - 1);
   // CHECK-MESSAGES: :[[@LINE-1]]:38: warning: 'item' reads a value from the device that sizes
@@ -81,8 +85,9 @@ at::Tensor positiveZeroDimIndex(const at::Tensor &t, const at::Tensor &scores,
                                 const at::Tensor &counts) {
   auto best = scores.argmax();
   auto a = t.index({best});
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index reads the index from the device and waits for the current stream's queued work; consider a 1-element index tensor ('index({idx.reshape({1})})', then 'squeeze(0)'), 'index_select', or a host integer [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index reads the index from the device and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider a 1-element index tensor ('index({idx.reshape({1})})', then 'squeeze(0)'), 'index_select', or a host integer
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:14: warning: 'index' with a 0-dim tensor index
   auto b = t.index({Slice(), counts.sum() - 1});
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'index' with a 0-dim tensor index
   // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
@@ -92,8 +97,9 @@ at::Tensor positiveZeroDimIndex(const at::Tensor &t, const at::Tensor &scores,
   // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:14: warning: 'index' with a 0-dim tensor index
   at::Tensor d = t.clone();
   d.index_put_({scores.argmin()}, 0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a 0-dim tensor index reads the index from the device and waits for the current stream's queued work; consider a 1-element index tensor ('index_put_({idx.reshape({1})}, value)'), 'index_copy_', or a host integer [torch-sync-device-index]
-  // CHECK-MESSAGES-BOTH: :[[@LINE-2]]:5: warning: 'index_put_' with a 0-dim tensor index
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_put_' with a 0-dim tensor index reads the index from the device and waits for the current stream [torch-sync-device-index]
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: note: consider a 1-element index tensor ('index_put_({idx.reshape({1})}, value)'), 'index_copy_', or a host integer
+  // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:5: warning: 'index_put_' with a 0-dim tensor index
   return a + b + c + d;
 }
 

@@ -29,7 +29,8 @@ float sameDevice(torch::Device dev, int64_t n) {
   auto g = b.to(a.device());  // no diagnostic
   auto h = c.to(d.options()); // no diagnostic
   return (e + f + g + h).sum().item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider {{.*}} [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:32: note: consider {{.*}}
 }
 
 float sameOptions(const torch::TensorOptions &opts, int64_t n) {
@@ -109,7 +110,8 @@ float inLoop(at::Tensor x, int n) {
   float sum = 0;
   for (int i = 0; i < n; ++i) {
     sum += x.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies a tensor element to the host and waits for the current stream
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
     x = x.cpu();
     // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'cpu' copies the tensor to the host
   }

@@ -16,14 +16,17 @@
 void positiveModuleMoves(torch::Device device) {
   torch::nn::Linear model(4, 2);
   model->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream's queued work; consider moving the model once at start-up, before work is queued on the device, where the wait costs nothing [torch-sync-device-to-host]
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: consider moving the model once at start-up, before work is queued on the device, where the wait costs nothing
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-3]]:10: warning: 'torch::nn::Module::to' copies every parameter
   model->to(device, torch::kHalf);
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter
   for (int step = 0; step < 3; ++step) {
     model->to(torch::Device(torch::kCUDA, 0), /*non_blocking=*/false);
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream's queued work, on every loop iteration;
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::nn::Module::to' copies every parameter
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:12: warning: 'torch::nn::Module::to' copies every parameter
   }
 }
 
@@ -85,7 +88,8 @@ void listSaves(const std::vector<at::Tensor> &items, std::ostream &out) {
   std::vector<at::Tensor> host;
   for (const at::Tensor &t : items)
     host.push_back(t.to(torch::kCPU));
-  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'to' copies the tensor to the host and waits for the current stream's queued work, on every loop iteration
+  // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'to' copies the tensor to the host and waits for the current stream
+  // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
   torch::save(host, out);
   at::Tensor counts = torch::tensor(std::vector<float>{1.0f, 2.0f});
   torch::save({counts}, out);

@@ -14,12 +14,14 @@
 
 at::Tensor positiveCpu(const at::Tensor &t) {
   return t.cpu();
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'cpu' copies the tensor to the host and waits for the current stream's queued work; consider keeping the computation on the device, or 'to(at::kCPU, /*non_blocking=*/true)' into pinned memory, read after a later synchronization [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'cpu' copies the tensor to the host and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider keeping the computation on the device, or 'to(at::kCPU, /*non_blocking=*/true)' into pinned memory, read after a later synchronization
 }
 
 void positiveToCpu(const at::Tensor &t, torch::Tensor &out) {
   auto a = t.to(at::kCPU);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host and waits for the current stream's queued work; consider keeping the computation on the device, or a non-blocking copy ('non_blocking=true') from or into pinned memory [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider keeping the computation on the device, or a non-blocking copy ('non_blocking=true') from or into pinned memory
   auto b = t.to(torch::Device(torch::kCPU));
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'to' copies the tensor to the host
   auto c = t.to(torch::Device("cpu"), at::kFloat);
@@ -36,7 +38,8 @@ void positiveToCpu(const at::Tensor &t, torch::Tensor &out) {
   // CHECK-MESSAGES: :[[@LINE-1]]:23: warning: 'to' copies the tensor to the host
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:23: warning: 'to' copies the tensor to the host
   host.copy_(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies device memory into a host tensor and waits for the current stream's queued work; consider a pinned host tensor and 'copy_(src, /*non_blocking=*/true)', read after a later synchronization [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies device memory into a host tensor and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:8: note: consider a pinned host tensor and 'copy_(src, /*non_blocking=*/true)', read after a later synchronization
   host.copy_(cuda);
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies device memory into a host tensor
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:8: warning: 'copy_' copies device memory into a host tensor
@@ -47,8 +50,9 @@ void positiveToCpu(const at::Tensor &t, torch::Tensor &out) {
 void positiveHostToDevice(torch::Device device, const std::vector<float> &values) {
   auto host = torch::ones({8});
   auto a = host.cuda();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'cuda' copies a host tensor to the device and waits for the current stream's queued work; consider creating the tensor on the device, or 'pin_memory()' with 'to(device, /*non_blocking=*/true)' [torch-sync-device-to-host]
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:17: warning: 'cuda' copies a host tensor to the device
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'cuda' copies a host tensor to the device and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: consider creating the tensor on the device, or 'pin_memory()' with 'to(device, /*non_blocking=*/true)'
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-3]]:17: warning: 'cuda' copies a host tensor to the device
   auto b = host.to(torch::kCUDA);
   // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'to' copies a host tensor to the device
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:17: warning: 'to' copies a host tensor to the device
@@ -59,13 +63,16 @@ void positiveHostToDevice(torch::Device device, const std::vector<float> &values
   // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'copy_' copies host memory to the device
   // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:8: warning: 'copy_' copies host memory to the device
   auto d = torch::tensor({1.0f, 2.0f, 3.0f}, torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' copies a list of host values to the device and waits for the current stream's queued work; consider building it once outside the hot path, or from device-side ops ('at::arange', 'at::full', 'at::stack') [torch-sync-device-to-host]
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:12: warning: 'torch::tensor' copies a list of host values
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' copies a list of host values to the device and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider building it once outside the hot path, or from device-side ops ('at::arange', 'at::full', 'at::stack')
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-3]]:12: warning: 'torch::tensor' copies a list of host values
   auto e = torch::tensor(values, torch::TensorOptions().device(device));
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::tensor' copies a list of host values
   for (int i = 0; i < 3; ++i) {
     auto batch = torch::zeros({2, 2}).to(device);
-    // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'to' copies a host tensor to the device and waits for the current stream's queued work, on every loop iteration; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:39: warning: 'to' copies a host tensor to the device and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:39: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
   }
 }
 
@@ -74,11 +81,12 @@ void positiveHostToDevice(torch::Device device, const std::vector<float> &values
 at::Tensor positiveUnknownTransfer(const at::Tensor &t, at::Device device) {
   auto cuda = at::ones({2}, at::kCUDA);
   auto moved = cuda.to(device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to' may copy the tensor between host and device and waits for the current stream's queued work
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'to' may copy the tensor between host and device and waits for the current stream
   // (With ReportUnknownDevice off it is silent: the copy is a sync only if the
   // unknown target is the host.)
   return t.to(device);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to' may copy the tensor between host and device and waits for the current stream's queued work; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'to' may copy the tensor between host and device and waits for the current stream
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider
 }
 
 // Negative cases.

@@ -36,8 +36,9 @@
 
 at::Tensor positiveNonzero(const at::Tensor &mask) {
   auto a = mask.nonzero();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation ('at::where(cond, x, 0)', the mask as a weight) or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:17: warning: 'nonzero' reads
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: consider a fixed-size formulation ('at::where(cond, x, 0)', the mask as a weight) or 'nonzero_static' (LibTorch 2.1+) with a known bound
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:17: warning: 'nonzero' reads
   auto b = at::nonzero(mask);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::nonzero' reads the number of nonzero elements from the device to size its output
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::nonzero' reads
@@ -45,8 +46,9 @@ at::Tensor positiveNonzero(const at::Tensor &mask) {
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::nonzero' reads the number of nonzero elements
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::nonzero' reads
   auto d = mask.argwhere();
-  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'argwhere' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:17: warning: 'argwhere' reads
+  // CHECK-MESSAGES: :[[@LINE-1]]:17: warning: 'argwhere' reads the number of nonzero elements from the device to size its output and waits for the current stream
+  // CHECK-MESSAGES: :[[@LINE-2]]:17: note: consider a fixed-size formulation
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:17: warning: 'argwhere' reads
   auto e = at::argwhere(mask);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::argwhere' reads the number of nonzero elements
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::argwhere' reads
@@ -55,8 +57,9 @@ at::Tensor positiveNonzero(const at::Tensor &mask) {
 
 std::vector<at::Tensor> positiveWhereOneArgument(const at::Tensor &cond) {
   auto rows = at::where(cond);
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads the number of true elements from the device to size its outputs and waits for the current stream's queued work; consider the three-argument 'at::where(cond, x, 0)', which keeps the shape, or 'nonzero_static' (LibTorch 2.1+) with a known bound [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:15: warning: 'at::where' with one argument
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads the number of true elements from the device to size its outputs and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:15: note: consider the three-argument 'at::where(cond, x, 0)', which keeps the shape, or 'nonzero_static' (LibTorch 2.1+) with a known bound
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:15: warning: 'at::where' with one argument
   auto cols = torch::where(cond);
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'at::where' with one argument reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:15: warning: 'at::where' with one argument
@@ -74,8 +77,9 @@ std::vector<at::Tensor> positiveWhereOneArgument(const at::Tensor &cond) {
 
 at::Tensor positiveUnique(const at::Tensor &labels) {
   auto a = std::get<0>(at::_unique(labels));
-  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique' reads the number of unique elements from the device to size its output and waits for the current stream's queued work; consider a fixed-size formulation when the K possible values are known ('at::zeros({K}).index_fill_(0, t, 1)' marks those present) [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:24: warning: 'at::_unique' reads
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique' reads the number of unique elements from the device to size its output and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:24: note: consider a fixed-size formulation when the K possible values are known ('at::zeros({K}).index_fill_(0, t, 1)' marks those present)
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:24: warning: 'at::_unique' reads
   auto b = std::get<0>(at::_unique2(labels, /*sorted=*/true, false, true));
   // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'at::_unique2' reads the number of unique elements
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:24: warning: 'at::_unique2' reads
@@ -94,8 +98,9 @@ at::Tensor positiveUnique(const at::Tensor &labels) {
 at::Tensor positiveRepeatInterleave(const at::Tensor &x,
                                     const at::Tensor &repeats) {
   auto a = x.repeat_interleave(repeats);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'repeat_interleave' without 'output_size' reads the sum of the repeats from the device to size its output and waits for the current stream's queued work; consider passing the total as 'output_size' ('repeat_interleave(repeats, dim, total)') when the host knows it [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'repeat_interleave' without 'output_size'
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'repeat_interleave' without 'output_size' reads the sum of the repeats from the device to size its output and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider passing the total as 'output_size' ('repeat_interleave(repeats, dim, total)') when the host knows it
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:14: warning: 'repeat_interleave' without 'output_size'
   auto b = at::repeat_interleave(repeats);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::repeat_interleave' without 'output_size' reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::repeat_interleave' without
@@ -120,14 +125,16 @@ at::Tensor positiveRepeatInterleave(const at::Tensor &x,
 at::Tensor positiveBincountHistcOneHot(const at::Tensor &t,
                                        const at::Tensor &w) {
   auto a = t.bincount();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'bincount' reads the largest value from the device to size its output and waits for the current stream's queued work; consider 'at::zeros({K}, t.options()).index_add_(0, t, at::ones_like(t))' (or 'scatter_add_') with a known number of bins K [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'bincount' reads
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'bincount' reads the largest value from the device to size its output and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider 'at::zeros({K}, t.options()).index_add_(0, t, at::ones_like(t))' (or 'scatter_add_') with a known number of bins K
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:14: warning: 'bincount' reads
   auto b = at::bincount(t, w, /*minlength=*/10);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::bincount' reads the largest value
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::bincount' reads
   auto c = t.histc();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads the minimum and maximum from the device to place its bins and waits for the current stream's queued work; consider an explicit range ('histc(t, bins, lo, hi)' with lo != hi) [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'histc' without a range
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads the minimum and maximum from the device to place its bins and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider an explicit range ('histc(t, bins, lo, hi)' with lo != hi)
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:14: warning: 'histc' without a range
   auto d = at::histc(t, 10);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::histc' without a range reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::histc' without a range
@@ -136,8 +143,9 @@ at::Tensor positiveBincountHistcOneHot(const at::Tensor &t,
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'histc' without a range reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'histc' without a range
   auto f = at::one_hot(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads the largest class index from the device to size its output and waits for the current stream's queued work; consider passing the number of classes ('one_hot(t, num_classes)') [torch-sync-dynamic-shape]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::one_hot' without 'num_classes'
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads the largest class index from the device to size its output and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider passing the number of classes ('one_hot(t, num_classes)')
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:12: warning: 'at::one_hot' without 'num_classes'
   auto g = at::one_hot(t, -1);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::one_hot' without 'num_classes' reads
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:12: warning: 'at::one_hot' without 'num_classes'
@@ -154,9 +162,13 @@ int64_t positiveKnownCuda(int steps) {
   int64_t total = 0;
   for (int i = 0; i < steps; ++i) {
     auto kept = (scores > i).nonzero();
-    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work, on every loop iteration; consider
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream's queued work, on every loop iteration; consider
-    // CHECK-MESSAGES-V2: :[[@LINE-3]]:30: warning: 'nonzero' reads
+    // CHECK-MESSAGES: :[[@LINE-1]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:30: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:30: warning: 'nonzero' reads the number of nonzero elements from the device to size its output and waits for the current stream
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-5]]:30: note: consider
+    // CHECK-MESSAGES-KNOWN: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-V2: :[[@LINE-7]]:30: warning: 'nonzero' reads
     total += kept.size(0);
   }
   auto labels = at::zeros({8}, at::kCUDA).to(at::kLong);

@@ -19,21 +19,26 @@ __global__ void scaleKernel(float *x, int n) {
 
 void positiveScaleAndWait(float *x, float scale, int n) {
   cudaMemcpyToSymbol(deviceScale, &scale, sizeof(float));
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream; consider 'cudaMemcpyToSymbolAsync' into or from pinned host memory, with an event waited on only where the host reads the data [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToSymbol' copies synchronously, after the work queued on the default stream [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider 'cudaMemcpyToSymbolAsync' into or from pinned host memory, with an event waited on only where the host reads the data
   c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
   scaleKernel<<<(n + 255) / 256, 256, 0, stream>>>(x, n);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   stream.synchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream; consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams) [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'c10::cuda::CUDAStream::synchronize' waits for the work queued on that stream [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: consider removing it where the host reads no result after it (work on one stream already runs in order), else an 'at::cuda::CUDAEvent' recorded after the work the host needs, synchronized only where it reads the result ('event.block(stream)' to order streams)
   cudaDeviceSynchronize();
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device; consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cudaStreamWaitEvent' to order streams) [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaDeviceSynchronize' waits for all work queued on the device [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider removing it where the host reads no result after it (work on one stream already runs in order), else an event recorded after the work the host needs, waited on only where it reads the result ('cudaStreamWaitEvent' to order streams)
 }
 
 void positiveWaitEveryStep(float *x, int n, int steps) {
   for (int step = 0; step < steps; ++step) {
     scaleKernel<<<(n + 255) / 256, 256>>>(x, n);
     C10_CUDA_CHECK(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream()));
-    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaStreamSynchronize' waits for the work queued on that stream, on every loop iteration; consider
+    // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'cudaStreamSynchronize' waits for the work queued on that stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:20: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
   }
 }
 

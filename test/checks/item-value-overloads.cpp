@@ -24,18 +24,21 @@ void positiveValueOverloads(at::Tensor &t, const at::Tensor &mask,
                             const at::Tensor &index) {
   auto value = at::zeros({}, at::kCUDA);
   t.masked_fill_(mask, value);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'masked_fill_' with a tensor value reads the value on the host and waits for the current stream's queued work; consider a host scalar value, or 'at::where(mask, value, t)' [torch-sync-item]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:5: warning: 'masked_fill_' with a tensor value
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'masked_fill_' with a tensor value reads the value on the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: note: consider a host scalar value, or 'at::where(mask, value, t)'
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:5: warning: 'masked_fill_' with a tensor value
   auto u = t.masked_fill(mask, value);
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'masked_fill' with a tensor value
   // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'masked_fill' with a tensor value
   t.index_fill_(0, index, value);
-  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_fill_' with a tensor value reads the value on the host and waits for the current stream's queued work; consider the overload taking a host scalar value [torch-sync-item]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:5: warning: 'index_fill_' with a tensor value
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'index_fill_' with a tensor value reads the value on the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:5: note: consider the overload taking a host scalar value
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:5: warning: 'index_fill_' with a tensor value
   auto host = at::zeros({4});
   host.fill_(value);
-  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'fill_' with a device tensor value reads the value on the host and waits for the current stream's queued work; consider a value on the same device as the tensor, or a host scalar [torch-sync-item]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:8: warning: 'fill_' with a device tensor value
+  // CHECK-MESSAGES: :[[@LINE-1]]:8: warning: 'fill_' with a device tensor value reads the value on the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:8: note: consider a value on the same device as the tensor, or a host scalar
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:8: warning: 'fill_' with a device tensor value
   auto cuda = at::ones({4}, at::kCUDA);
   // LibTorch up to 2.1 read a same-device value on the host too.
   cuda.fill_(value);
@@ -53,8 +56,9 @@ void negativeScalarOverloads(at::Tensor &t, const at::Tensor &mask,
 
 at::Tensor positiveLinalg(const at::Tensor &a) {
   auto inv = at::linalg_inv(a);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::linalg_inv' checks its result for errors on the host (it reads the 'info' tensor) and waits for the current stream's queued work; consider 'at::linalg_inv_ex' and checking 'info' on the device, or later [torch-sync-item]
-  // CHECK-MESSAGES-V2: :[[@LINE-2]]:14: warning: 'at::linalg_inv' checks
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'at::linalg_inv' checks its result for errors on the host (it reads the 'info' tensor) and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider 'at::linalg_inv_ex' and checking 'info' on the device, or later
+  // CHECK-MESSAGES-V2: :[[@LINE-3]]:14: warning: 'at::linalg_inv' checks
   auto l = at::linalg_cholesky(a) + a.inverse() + a.cholesky();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::linalg_cholesky' checks its result
   // CHECK-MESSAGES: :[[@LINE-2]]:39: warning: 'inverse' checks its result

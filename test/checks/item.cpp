@@ -27,8 +27,9 @@ float read_scalar(const at::Tensor &t);
 
 float positiveItemTemplate(const at::Tensor &t) {
   return t.item<float>();
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider keeping the value on the device ('at::where', 'clamp', 'at::_assert_async') or reading it once, outside the hot path [torch-sync-item]
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'item' copies
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies a tensor element to the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider keeping the value on the device ('at::where', 'clamp', 'at::_assert_async') or reading it once, outside the hot path
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'item' copies
 }
 
 double positiveItemScalar(const torch::Tensor &t) {
@@ -49,17 +50,20 @@ bool positiveAliasesAndAuto(MyTensor t) {
 
 bool positiveComparisons(const at::Tensor &a, const at::Tensor &b) {
   bool r = a.is_nonzero();
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'is_nonzero' reads a tensor element on the host to test it and waits for the current stream's queued work; consider comparing on the device, or 'at::_assert_async' for a check [torch-sync-item]
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'is_nonzero'
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'is_nonzero' reads a tensor element on the host to test it and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider comparing on the device, or 'at::_assert_async' for a check
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:14: warning: 'is_nonzero'
   r = r && a.equal(b);
-  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'equal' reads the result of a tensor comparison on the host and waits for the current stream's queued work; consider 'at::eq(a, b).all()', which keeps the result on the device [torch-sync-item]
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:14: warning: 'equal'
+  // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'equal' reads the result of a tensor comparison on the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider 'at::eq(a, b).all()', which keeps the result on the device
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:14: warning: 'equal'
   r = r && at::equal(a, b);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::equal' reads the result of a tensor comparison
   // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::equal'
   r = r && torch::allclose(a, b);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::allclose' reads the result of a tensor comparison on the host and waits for the current stream's queued work; consider 'at::isclose(a, b).all()', which keeps the result on the device [torch-sync-item]
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:12: warning: 'at::allclose'
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::allclose' reads the result of a tensor comparison on the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider 'at::isclose(a, b).all()', which keeps the result on the device
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'at::allclose'
   r = r && at::is_nonzero(a) && at::_local_scalar_dense(b).toBool();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'at::is_nonzero' reads a tensor element
   // CHECK-MESSAGES: :[[@LINE-2]]:33: warning: 'at::_local_scalar_dense' copies a tensor element
@@ -74,18 +78,26 @@ float positiveKnownCuda(int steps) {
   float total = 0;
   for (int i = 0; i < steps; ++i) {
     total += x.sum().item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration; consider
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work, on every loop iteration;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:22: warning: 'item' copies {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-USER: :[[@LINE-4]]:22: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:22: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:22: warning: 'item' copies a tensor element to the host and waits for the current stream
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-5]]:22: note: consider
+    // CHECK-MESSAGES-KNOWN: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-7]]:22: warning: 'item' copies {{.*}}
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-8]]:22: note: consider
+    // CHECK-MESSAGES-LOOPS: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-USER: :[[@LINE-10]]:22: warning: 'item' copies
   }
   at::Tensor y = at::zeros({2}, at::kCUDA);
   int n = 0;
   while (y.sum().item<int>() < steps)
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:18: warning: 'item'
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-3]]:18: warning: 'item'
-    // CHECK-MESSAGES-USER: :[[@LINE-4]]:18: warning: 'item'
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies {{.*}}
+    // CHECK-MESSAGES: :[[@LINE-2]]:18: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:18: warning: 'item'
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-5]]:18: warning: 'item'
+    // CHECK-MESSAGES-USER: :[[@LINE-6]]:18: warning: 'item'
     ++n;
   return total + n;
 }
@@ -94,8 +106,9 @@ float positiveKnownCuda(int steps) {
 int positiveForInitRunsOnce(const at::Tensor &t) {
   int n = 0;
   for (int i = t.item<int>(); i < 3; ++i)
-    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider
-    // CHECK-MESSAGES-USER: :[[@LINE-2]]:18: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'item' copies a tensor element to the host and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:18: note: consider
+    // CHECK-MESSAGES-USER: :[[@LINE-3]]:18: warning: 'item' copies
     ++n;
   return n;
 }
@@ -103,7 +116,8 @@ int positiveForInitRunsOnce(const at::Tensor &t) {
 // The project's own synchronizing function (option SyncFunctions).
 float positiveUserSyncFunction(const at::Tensor &t) {
   return project::read_scalar(t);
-  // CHECK-MESSAGES-USER: :[[@LINE-1]]:10: warning: 'project::read_scalar' is declared as synchronizing (option 'SyncFunctions') and waits for the current stream's queued work; consider moving it out of the hot path [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-1]]:10: warning: 'project::read_scalar' is declared as synchronizing (option 'SyncFunctions') and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES-USER: :[[@LINE-2]]:10: note: consider moving it out of the hot path
 }
 
 // Negative cases: provably on the CPU, so no sync.
@@ -197,17 +211,20 @@ float positiveLambdasAndLoops(const at::Tensor &t) {
   float total = 0;
   for (int i = 0; i < 2; ++i) {
     auto read = [&] { return t.item<float>(); };
-    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider
-    // CHECK-MESSAGES-USER: :[[@LINE-2]]:32: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:32: warning: 'item' copies a tensor element to the host and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-2]]:32: note: consider
+    // CHECK-MESSAGES-USER: :[[@LINE-3]]:32: warning: 'item' copies
     total += read();
   }
   auto sum = [&] {
     float s = 0;
     for (int i = 0; i < 2; ++i)
       s += t.item<float>();
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:14: warning: 'item' copies
-    // CHECK-MESSAGES-USER: :[[@LINE-3]]:14: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'item' copies {{.*}}
+    // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-4]]:14: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-5]]:14: warning: 'item' copies
     return s;
   };
   return total + sum();
@@ -221,15 +238,19 @@ float positiveLoopParts(const at::Tensor &t, const at::Tensor &list) {
   float total = 0;
   for (const auto &row : list.cpu().unbind(0)) {
     READ_ONCE(total += t.item<float>());
-    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item' copies {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:26: warning: 'item' copies
-    // CHECK-MESSAGES-USER: :[[@LINE-3]]:26: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:26: warning: 'item' copies {{.*}}
+    // CHECK-MESSAGES: :[[@LINE-2]]:26: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-4]]:26: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-5]]:26: warning: 'item' copies
     total += row.size(0);
   }
   while (t.item<float>() > total)
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies {{.*}}, on every loop iteration;
-    // CHECK-MESSAGES-LOOPS: :[[@LINE-2]]:12: warning: 'item' copies
-    // CHECK-MESSAGES-USER: :[[@LINE-3]]:12: warning: 'item' copies
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'item' copies {{.*}}
+    // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES-LOOPS: :[[@LINE-4]]:12: warning: 'item' copies
+    // CHECK-MESSAGES-USER: :[[@LINE-5]]:12: warning: 'item' copies
     total += 1;
   return total;
 }
@@ -239,11 +260,13 @@ float positiveLoopParts(const at::Tensor &t, const at::Tensor &list) {
 int64_t positiveValueOrDefault(c10::optional<int64_t> size, std::optional<int64_t> other,
                                const at::Tensor &t) {
   int64_t n = size.value_or(t.item<int64_t>());
-  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item' copies a tensor element to the host and waits for the current stream's queued work; consider 'size.has_value() ? *size : ...', which reads only when 'size' is empty ('value_or' evaluates its argument first) [torch-sync-item]
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:31: warning: 'item' copies
+  // CHECK-MESSAGES: :[[@LINE-1]]:31: warning: 'item' copies a tensor element to the host and waits for the current stream [torch-sync-item]
+  // CHECK-MESSAGES: :[[@LINE-2]]:31: note: consider 'size.has_value() ? *size : ...', which reads only when 'size' is empty ('value_or' evaluates its argument first)
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:31: warning: 'item' copies
   n += other.value_or(t.item<int64_t>() + 1);
-  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item' {{.*}}; consider 'other.has_value() ? *other : ...', which reads only
-  // CHECK-MESSAGES-USER: :[[@LINE-2]]:25: warning: 'item' copies
+  // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'item' {{.*}}
+  // CHECK-MESSAGES: :[[@LINE-2]]:25: note: consider 'other.has_value() ? *other : ...', which reads only
+  // CHECK-MESSAGES-USER: :[[@LINE-3]]:25: warning: 'item' copies
   return n;
 }
 

@@ -17,8 +17,9 @@
 
 void positiveStreams(const at::Tensor &t, std::ostream &os) {
   std::cout << "loss " << t << "\n";
-  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'operator<<' streams a tensor, which copies its values to the host and waits for the current stream's queued work; consider printing metadata ('sizes()', 'toString()', 'print()') or printing outside the hot path [torch-sync-print]
-  // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:24: warning: 'operator<<' streams a tensor
+  // CHECK-MESSAGES: :[[@LINE-1]]:24: warning: 'operator<<' streams a tensor, which copies its values to the host and waits for the current stream [torch-sync-print]
+  // CHECK-MESSAGES: :[[@LINE-2]]:24: note: consider printing metadata ('sizes()', 'toString()', 'print()') or printing outside the hot path
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-3]]:24: warning: 'operator<<' streams a tensor
   std::cerr << t;
   // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'operator<<' streams a tensor
   // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:13: warning: 'operator<<' streams a tensor
@@ -41,14 +42,16 @@ void positiveLoggingMacro(const at::Tensor &t) {
 
 void positivePrintAndStr(const at::Tensor &t) {
   at::print(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::print' prints a tensor, which copies its values to the host and waits for the current stream's queued work; consider printing metadata ('sizes()', 'toString()', 'print()') or printing outside the hot path [torch-sync-print]
-  // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:3: warning: 'at::print'
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::print' prints a tensor, which copies its values to the host and waits for the current stream [torch-sync-print]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider printing metadata ('sizes()', 'toString()', 'print()') or printing outside the hot path
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-3]]:3: warning: 'at::print'
   at::print(std::cout, t, 120);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'at::print' prints a tensor
   // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:3: warning: 'at::print'
   std::string s = c10::str("t = ", t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'c10::str' formats a tensor into a string, which copies its values to the host and waits for the current stream's queued work; consider formatting metadata ('sizes()', 'toString()') or formatting outside the hot path [torch-sync-print]
-  // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:19: warning: 'c10::str'
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'c10::str' formats a tensor into a string, which copies its values to the host and waits for the current stream [torch-sync-print]
+  // CHECK-MESSAGES: :[[@LINE-2]]:19: note: consider formatting metadata ('sizes()', 'toString()') or formatting outside the hot path
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-3]]:19: warning: 'c10::str'
   TORCH_WARN("unexpected value ", t);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'TORCH_WARN' formats a tensor into a string, which copies its values to the host
   // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:3: warning: 'TORCH_WARN'
@@ -57,8 +60,10 @@ void positivePrintAndStr(const at::Tensor &t) {
 void positiveInLoop(const at::Tensor &t) {
   for (int step = 0; step < 10; ++step)
     std::cout << t << "\n";
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'operator<<' streams a tensor, which copies its values to the host and waits for the current stream's queued work, on every loop iteration; consider
-  // CHECK-MESSAGES-INTENDED: :[[@LINE-2]]:15: warning: 'operator<<'
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'operator<<' streams a tensor, which copies its values to the host and waits for the current stream
+  // CHECK-MESSAGES: :[[@LINE-2]]:15: note: consider
+  // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+  // CHECK-MESSAGES-INTENDED: :[[@LINE-4]]:15: warning: 'operator<<'
 }
 
 // Negative cases.

@@ -10,8 +10,9 @@ float sumLater(const at::Tensor &t);
 
 float positiveBeforeDefinition(const at::Tensor &t) {
   return readLater(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readLater' calls 'item' in its body, which blocks the host; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
-  // CHECK-MESSAGES: :20:49: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'readLater' calls 'item' in its body, which blocks the host [torch-sync-transitive]
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: consider a variant that keeps the value on the device, or calling it outside the hot path
+  // CHECK-MESSAGES: :21:49: note: 'item' synchronizes here
 }
 
 // The sync-free twin: defined later too, without a sync.
@@ -25,7 +26,7 @@ struct Metrics {
   float size(const at::Tensor &t);
   float positiveInClass(const at::Tensor &t) { return read(t); }
   // CHECK-MESSAGES: :[[@LINE-1]]:55: warning: 'Metrics::read' calls 'item' in its body
-  // CHECK-MESSAGES: :33:53: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :34:53: note: 'item' synchronizes here
   float negativeInClass(const at::Tensor &t) { return size(t); }
   static float readStatic(const at::Tensor &t);
 };
@@ -41,13 +42,13 @@ float readTwice(const at::Tensor &t);
 float positiveNamespace(const at::Tensor &t) {
   return helpers::readTwice(t) + Metrics::readStatic(t);
   // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'helpers::readTwice' calls 'Metrics::readStatic' in its body
-  // CHECK-MESSAGES: :50:47: note: 'Metrics::readStatic' synchronizes here
-  // CHECK-MESSAGES: :35:59: note: 'item' synchronizes here, 2 calls deep
+  // CHECK-MESSAGES: :51:47: note: 'Metrics::readStatic' synchronizes here
+  // CHECK-MESSAGES: :36:59: note: 'item' synchronizes here, 2 calls deep
   // CHECK-MESSAGES: :[[@LINE-4]]:34: warning: 'Metrics::readStatic' calls 'item' in its body
-  // CHECK-MESSAGES: :35:59: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :36:59: note: 'item' synchronizes here
 }
 namespace helpers {
 float readTwice(const at::Tensor &t) { return Metrics::readStatic(t); }
 // CHECK-MESSAGES: :[[@LINE-1]]:47: warning: 'Metrics::readStatic' calls 'item' in its body
-// CHECK-MESSAGES: :35:59: note: 'item' synchronizes here
+// CHECK-MESSAGES: :36:59: note: 'item' synchronizes here
 } // namespace helpers

@@ -21,14 +21,16 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
   float total = 0;
   for (int i = 0; i < steps; ++i) {
     total += readLoss(loss);
-    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body, which blocks the host, on every loop iteration; consider a variant that keeps the value on the device, or calling it outside the hot path [torch-sync-transitive]
-    // CHECK-MESSAGES: :[[@LINE-13]]:54: note: 'item' synchronizes here
-    // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:14: warning: 'readLoss' calls 'item' in its body
-    // CHECK-MESSAGES-DEPTH1: :[[@LINE-15]]:54: note: 'item' synchronizes here
+    // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'readLoss' calls 'item' in its body, which blocks the host [torch-sync-transitive]
+    // CHECK-MESSAGES: :[[@LINE-2]]:14: note: consider a variant that keeps the value on the device, or calling it outside the hot path
+    // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
+    // CHECK-MESSAGES: :[[@LINE-15]]:54: note: 'item' synchronizes here
+    // CHECK-MESSAGES-DEPTH1: :[[@LINE-5]]:14: warning: 'readLoss' calls 'item' in its body
+    // CHECK-MESSAGES-DEPTH1: :[[@LINE-17]]:54: note: 'item' synchronizes here
   }
   total += logStep(loss);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'logStep' calls 'readLoss' in its body, which blocks the host
-  // CHECK-MESSAGES: :[[@LINE-18]]:48: note: 'readLoss' synchronizes here
+  // CHECK-MESSAGES: :[[@LINE-20]]:48: note: 'readLoss' synchronizes here
   return total;
 }
 
@@ -36,9 +38,10 @@ float positiveHelpers(const at::Tensor &loss, int steps) {
 // device (torch/nn/utils/clip_grad.h).
 double positiveClipGradNorm(std::vector<at::Tensor> &parameters) {
   return torch::nn::utils::clip_grad_norm_(parameters, 1.0);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body, which blocks the host; consider
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls {{.*}} in its body, which blocks the host
+  // CHECK-MESSAGES: :[[@LINE-2]]:10: note: consider
   // CHECK-MESSAGES: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here
-  // CHECK-MESSAGES-DEPTH1: :[[@LINE-3]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls
+  // CHECK-MESSAGES-DEPTH1: :[[@LINE-4]]:10: warning: 'torch::nn::utils::clip_grad_norm_' calls
   // CHECK-MESSAGES-DEPTH1: clip_grad.h:{{[0-9]+}}:{{[0-9]+}}: note: {{.*}} synchronizes here
 }
 
