@@ -5,7 +5,8 @@ locations[0].physicalLocation.artifactLocation.uri with its uriBaseId resolved t
 run.originalUriBaseIds, region.startLine), or clang-tidy's --export-fixes YAML, one document or
 several (Diagnostics[]: DiagnosticName, DiagnosticMessage.{Message, FilePath, FileOffset}, a
 relative FilePath taken relative to the diagnostic's BuildDirectory when it has one; the offset is
-turned into a line by reading the file, so the file must be readable).
+turned into a line by reading the file, so the file must be readable; a note "consider ..." at the
+finding's own position, its remedy, is appended to the message after "; ").
 Returns:
   - load_findings(path): (the Finding tuples of the file, a Counter of the results or diagnostics
     skipped because a field has the wrong type, by reason); FindingsError (one line) when it is not
@@ -173,7 +174,16 @@ def yaml_diagnostic(diagnostic, lines, origin):
     if line is None:
         raise FindingsError("%s: cannot read %s to turn its offsets into lines" % (origin, file_path))
     name, text = diagnostic.get("DiagnosticName", "?"), message.get("Message", "")
-    return Finding(name if isinstance(name, str) else str(name), text if isinstance(text, str) else str(text),
+    text = text if isinstance(text, str) else str(text)
+    # The remedy is a note at the finding ("consider ..."); a report line gives it after the
+    # finding, as SARIF's message does (scripts/tidy-to-sarif.py).
+    for note in diagnostic.get("Notes") or []:
+        if isinstance(note, dict) and str(note.get("Message", "")).startswith("consider ") and \
+                note.get("FilePath") == message.get("FilePath") and \
+                note.get("FileOffset") == message.get("FileOffset"):
+            text = "%s; %s" % (text, note["Message"])
+            break
+    return Finding(name if isinstance(name, str) else str(name), text,
                    file_path, line, origin, shown_path(file_path))
 
 

@@ -16,17 +16,17 @@
 void positiveModuleMoves(torch::Device device) {
   torch::nn::Linear model(4, 2);
   model->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream [torch-sync-device-to-host]
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' makes one blocking copy per parameter and buffer between host and device and waits for the current stream [torch-sync-device-to-host]
   // CHECK-MESSAGES: :[[@LINE-2]]:10: note: consider moving the model once at start-up, before work is queued on the device, where the wait costs nothing
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-3]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-3]]:10: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
   model->to(device, torch::kHalf);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
   for (int step = 0; step < 3; ++step) {
     model->to(torch::Device(torch::kCUDA, 0), /*non_blocking=*/false);
-    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' copies every parameter and buffer of the module between host and device (one blocking copy each) and waits for the current stream
+    // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'torch::nn::Module::to' makes one blocking copy per parameter and buffer between host and device and waits for the current stream
     // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider
     // CHECK-MESSAGES: :{{[0-9]+}}:{{[0-9]+}}: note: the call runs on every iteration of this loop
-    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:12: warning: 'torch::nn::Module::to' copies every parameter
+    // CHECK-MESSAGES-KNOWN: :[[@LINE-4]]:12: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
   }
 }
 
@@ -46,8 +46,8 @@ void negativeModuleMoves() {
 void positiveModuleSaves(torch::nn::Sequential given, std::ostream &out) {
   torch::nn::Sequential moved{torch::nn::Linear(4, 4), torch::nn::ReLU()};
   moved->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' copies every parameter
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:10: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:10: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
   torch::save(moved, out);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
   torch::save(given, out);
@@ -57,8 +57,8 @@ void positiveModuleSaves(torch::nn::Sequential given, std::ostream &out) {
   torch::nn::Linear shared(4, 4);
   torch::nn::Sequential sharing{shared};
   shared->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::nn::Module::to' copies every parameter
-  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:11: warning: 'torch::nn::Module::to' copies every parameter
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
+  // CHECK-MESSAGES-KNOWN: :[[@LINE-2]]:11: warning: 'torch::nn::Module::to' makes one blocking copy per parameter
   torch::save(sharing, out);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'torch::save' copies each device tensor it saves to the host
 }

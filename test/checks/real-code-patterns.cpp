@@ -76,7 +76,7 @@ float cpuLocalModule() {
 float cudaLocalModule() {
   torch::nn::Linear linear(3, 2);
   linear->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::nn::Module::to' copies every parameter and buffer
+  // CHECK-MESSAGES: :[[@LINE-1]]:11: warning: 'torch::nn::Module::to' makes one blocking copy per parameter and buffer
   auto x = torch::randn({10, 3}, torch::kCUDA);
   auto loss = linear->forward(x).sum();
   std::cout << linear->weight << '\n';
@@ -116,7 +116,7 @@ int cpuDatasetExample() {
 torch::Tensor batchNormDefaultMomentum(const torch::Tensor &x) {
   torch::nn::BatchNorm2d bn(3);
   bn->to(torch::kCUDA);
-  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'torch::nn::Module::to' copies every parameter and buffer
+  // CHECK-MESSAGES: :[[@LINE-1]]:7: warning: 'torch::nn::Module::to' makes one blocking copy per parameter and buffer
   return bn->forward(x.to(torch::kCUDA, /*non_blocking=*/true)); // no diagnostic
 }
 
