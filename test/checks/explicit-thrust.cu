@@ -38,9 +38,9 @@ int positiveValues(int *raw, int n, cudaStream_t stream) {
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'thrust::reduce' copies its result to the host and waits for the algorithm's stream, even with 'par_nosync' [torch-sync-explicit]
   // CHECK-MESSAGES: :[[@LINE-2]]:15: note: consider a 'cub::DeviceReduce' algorithm writing into device memory, copied asynchronously into pinned memory and read after an event only where the host needs it, or keeping the value on the device
   total += thrust::reduce(thrust::cuda::par_nosync.on(stream), p, p + n);
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::reduce' computes a value
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::reduce' copies its result
   total += thrust::count_if(thrust::cuda::par.on(stream), p, p + n, IsOdd());
-  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::count_if' computes a value
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::count_if' copies its result
   total += thrust::min_element(thrust::device, p, p + n) - p;
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::min_element' copies the position it found to the host
   return total;
@@ -49,7 +49,7 @@ int positiveValues(int *raw, int n, cudaStream_t stream) {
 int positiveDeviceIterators(thrust::device_vector<int> &v, thrust::device_vector<int> &out) {
   // No policy: device_vector's iterators are the CUDA system's.
   int total = thrust::reduce(v.begin(), v.end());
-  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'thrust::reduce' computes a value
+  // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'thrust::reduce' copies its result
   auto end = thrust::copy_if(thrust::device, v.begin(), v.end(), out.begin(), IsOdd());
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'thrust::copy_if' copies its end iterator to the host
   total += static_cast<int>(thrust::unique(out.begin(), end) - out.begin());
