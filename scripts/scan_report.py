@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Helpers of scripts/scan-project.sh (Python 3 standard library only).
+"""Helpers of scripts/scan-project.sh, called by scripts/scan_project.py, which parses its options
+(Python 3 standard library only).
 
   scan_report.py gendb  ...   write a compilation database from flags
   scan_report.py merge  ...   merge compilation databases into one
@@ -1278,7 +1279,8 @@ def parse_shard_arg(text):
         raise argparse.ArgumentTypeError(str(e))
 
 
-def main():
+def main(argv=None):
+    """Runs the subcommand of ARGV (default: the command line's); returns its exit status."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     # The flags of a generated database, shared by gendb and cudafix.
@@ -1345,7 +1347,7 @@ def main():
     r = sub.add_parser("merge-reports")
     r.add_argument("--out", required=True)
     r.add_argument("reports", nargs="+")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.cmd == "gendb":
         cmd_gendb(a)
     elif a.cmd == "cudafix":
@@ -1355,10 +1357,11 @@ def main():
     elif a.cmd == "cmake-trace-flags":
         cmd_cmake_trace_flags(a)
     elif a.cmd == "merge-reports":
-        sys.exit(cmd_merge_reports(a))
+        return cmd_merge_reports(a)
     else:
-        sys.exit(cmd_scan(a))
+        return cmd_scan(a)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
