@@ -162,6 +162,7 @@ def load_diagnostics(paths):
                     raise InputError("%s: %s has no DiagnosticName" % (f, what))
                 build_dir = d.get("BuildDirectory") or ""
                 text, path, offset, reps = _message(d.get("DiagnosticMessage"), f, what)
+
                 def replacements(reps, what):
                     edits = []
                     for r in reps:
