@@ -49,6 +49,13 @@ libtorch_flags = ["-std=c++17"]
 if os.path.realpath(config.libtorch_include) != "/usr/include":
     libtorch_flags += [include_opt, config.libtorch_include]
 libtorch_flags += [include_opt, config.libtorch_api_include]
+# A mock of LibTorch's headers (checks/Inputs/mock-libtorch, its README), for the check tests
+# of the analysis itself, where the real headers' parse (1 to 10 s a run) adds nothing: a test
+# that names %mock_libtorch_flags and no %libtorch_* substitution or libtorch-* feature runs
+# once (CMakeLists.txt), not once per header set. Its two folders mirror the real layout.
+mock_libtorch = os.path.join(config.test_source_root, "checks", "Inputs", "mock-libtorch")
+mock_libtorch_flags = ["-std=c++17", include_opt, mock_libtorch,
+                       include_opt, os.path.join(mock_libtorch, "torch", "csrc", "api", "include")]
 
 # The test runner, on the stock clang-tidy of this LLVM release with the plugin.
 runner = [
@@ -67,6 +74,7 @@ if lit_config.params.get("pch", "on") != "off":
 config.substitutions.append(
     ("%check_torch_sync", " ".join(shlex.quote(a) for a in runner)))
 config.substitutions.append(("%libtorch_flags", " ".join(libtorch_flags)))
+config.substitutions.append(("%mock_libtorch_flags", " ".join(shlex.quote(a) for a in mock_libtorch_flags)))
 config.substitutions.append(("%libtorch_include", config.libtorch_include))
 config.substitutions.append(("%libtorch_api_include", config.libtorch_api_include))
 config.substitutions.append(("%libtorch_version", config.libtorch_version))

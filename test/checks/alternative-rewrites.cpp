@@ -2,6 +2,8 @@
 // does: fix-its of notes, applied by --fix-notes and offered by editors as code
 // actions, never applied by --fix (the second run: nothing changes). Each
 // fixed line must compile (the runner compiles the fixed file).
+// SMOKE: fix-its of warnings (--fix) and of notes (--fix-notes) as this release's clang-tidy applies them
+// OLDER-LIBTORCH: the rewrite of a TORCH_CHECK on a device value follows each release's TORCH_CHECK expansion, and the fixed file compiles against its headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --fix-notes --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --fix --check-suffix=FIX --temp %t.fix %s -- %libtorch_flags
 

@@ -1,5 +1,7 @@
 // Header sets differ: the first two runs follow the parsed headers' version, and
 // index_put_ with a host scalar blocks on 1.x only (the LIBTORCH1 prefixes).
+// SMOKE: torch-sync-boolean-mask's matchers on this release's AST (braced index lists, operator[])
+// OLDER-LIBTORCH: the LIBTORCH1 lines (index_put_ with a host scalar blocks on 1.x only) and the version read from the headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-boolean-mask --temp %t \
 // RUN:   %if libtorch-1.x %{--check-suffix=,LIBTORCH1%} %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-boolean-mask --temp %t-dtype \

@@ -4,6 +4,7 @@
 // function, the Tensor method and the out= forms. Overloads of the same name
 // that the census measured as sync-free stay silent: the match is by name and
 // parameter kinds.
+// OLDER-LIBTORCH: census rows are matched by name and parameter kinds on each release's declarations (LIBTORCH2 lines on 2.x only)
 // RUN: %check_torch_sync --checks=-*,torch-sync-* --temp %t \
 // RUN:   %if libtorch-2.x %{--check-suffix=,LIBTORCH2%} %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-* --temp %t-known --check-suffix=KNOWN \

@@ -1,3 +1,4 @@
+// OLDER-LIBTORCH: the guards are TORCH_CHECK, AT_ASSERTM and TORCH_LIBRARY_IMPL as each release's macros expand them
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t-known \
 // RUN:   --check-suffix=KNOWN --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags

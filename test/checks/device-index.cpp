@@ -1,3 +1,5 @@
+// SMOKE: torch-sync-device-index's matchers and value flow on this release's AST
+// OLDER-LIBTORCH: torch-sync-device-index's facts resolved on each release's declarations (narrow, indexing, factories)
 // RUN: %check_torch_sync --checks=-*,torch-sync-device-index --temp %t %s -- %libtorch_flags
 // With torch-sync-item also on, a read that becomes a size or an index is
 // reported once, by torch-sync-device-index; the other reads by

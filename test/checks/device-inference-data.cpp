@@ -1,3 +1,4 @@
+// OLDER-LIBTORCH: the rules name torch::data's class templates (MNIST, MapDataset, Stack, the loaders) as each release declares them
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-device-to-host --temp %t-project \
 // RUN:   --check-suffix=PROJECT --config="{CheckOptions: {ProjectDatasetsOnCPU: true}}" %s -- %libtorch_flags

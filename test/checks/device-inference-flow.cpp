@@ -1,4 +1,5 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-*,-torch-sync-transitive --temp %t %s -- %libtorch_flags
+// SMOKE: the device inference on this release's CFG (reaching writes, branches, loops) and structured bindings
+// RUN: %check_torch_sync --checks=-*,torch-sync-*,-torch-sync-transitive --temp %t %s -- %mock_libtorch_flags
 //
 // Co-location: tensors made with one Device or TensorOptions value share its
 // device, whatever it is, so that a copy between them is none. Reassignment:

@@ -1,4 +1,4 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %mock_libtorch_flags
 //
 // A function that reads or writes a tensor's elements on the host (a subscript
 // or '*' of data_ptr<T>(), of a local pointer made from it, or of an accessor)

@@ -1,3 +1,4 @@
+// OLDER-LIBTORCH: the rules name LibTorch's out= functions, modules and autograd::Function as each release declares them
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-print --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-print --temp %t-known --check-suffix=KNOWN \
 // RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags

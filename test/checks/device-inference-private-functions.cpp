@@ -1,6 +1,6 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %libtorch_flags -I%S/Inputs
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %mock_libtorch_flags -I%S/Inputs
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-transitive \
-// RUN:   --check-suffix=TRANSITIVE %s -- %libtorch_flags -I%S/Inputs
+// RUN:   --check-suffix=TRANSITIVE %s -- %mock_libtorch_flags -I%S/Inputs
 //
 // A function private to the file, whose every call is in the translation
 // unit, has the devices its callers pass: one with internal linkage, or, in a

@@ -1,4 +1,4 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %mock_libtorch_flags
 //
 // A call of a method of one of the project's classes returns what the
 // method's returns give: a private member that every member of the class (all

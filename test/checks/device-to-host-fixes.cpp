@@ -2,7 +2,7 @@
 // that item() copies one element instead of the whole tensor. Every value
 // stays the same (and item() still waits for the GPU). The fixed file must
 // compile.
-// RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --fix --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --fix --temp %t %s -- %mock_libtorch_flags
 
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/zeros.h>

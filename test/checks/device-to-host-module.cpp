@@ -1,3 +1,4 @@
+// OLDER-LIBTORCH: torch::nn's modules and torch::save as each release declares them
 // RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t-known --check-suffix=KNOWN \
 // RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags

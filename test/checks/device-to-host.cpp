@@ -1,3 +1,5 @@
+// SMOKE: torch-sync-device-to-host's matchers on this release's AST (the to() overloads, default arguments)
+// OLDER-LIBTORCH: torch-sync-device-to-host's facts resolved on each release's declarations (the to() overloads, c10::optional)
 // RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-device-to-host --temp %t-known --check-suffix=KNOWN \
 // RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags

@@ -1,5 +1,7 @@
 // Header sets differ: the first run follows the parsed headers' version, and
 // repeat_interleave with an int64_t repeats reads on 1.x only (LIBTORCH1 prefix).
+// SMOKE: torch-sync-dynamic-shape's matchers on this release's AST (optional arguments, the functional API)
+// OLDER-LIBTORCH: the LIBTORCH1 line (repeat_interleave with int64_t repeats reads on 1.x only) and the version read from the headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-dynamic-shape --temp %t \
 // RUN:   %if libtorch-1.x %{--check-suffix=,LIBTORCH1%} %s -- %libtorch_flags -I%S/Inputs
 // RUN: %check_torch_sync --checks=-*,torch-sync-dynamic-shape --temp %t-known --check-suffix=KNOWN \

@@ -3,6 +3,7 @@
 // are not compiled for the device.
 //
 // REQUIRES: cuda-headers
+// SMOKE: this release's CUDA front end (host side) on a CUDA source and the CUDA toolkit's headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t %s -- \
 // RUN:   %cuda_source_flags %libtorch_cuda_flags %libtorch_flags
 

@@ -1,6 +1,8 @@
 // REQUIRES: cuda-headers
 // Header sets differ: at::cuda::CUDAEvent is c10::cuda::CUDAEvent from 2.0 on
 // (the LIBTORCH1 and LIBTORCH2 prefixes).
+// SMOKE: torch-sync-explicit's matchers on this release's AST (the CUDA runtime and driver calls, c10::cuda members)
+// OLDER-LIBTORCH: the LIBTORCH1 and LIBTORCH2 lines (at::cuda::CUDAEvent is c10::cuda::CUDAEvent from 2.0 on), the CPU build's CUDA stand-in
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit --temp %t \
 // RUN:   --check-suffix=,%if libtorch-1.x %{LIBTORCH1%} %else %{LIBTORCH2%} %s -- \
 // RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags

@@ -1,7 +1,8 @@
+// SMOKE: run conditions from this release's preprocessor callbacks (#ifdef) and CFG
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit,torch-sync-item,torch-sync-transitive \
-// RUN:   --temp %t %s -- %libtorch_flags
+// RUN:   --temp %t %s -- %mock_libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit,torch-sync-item,torch-sync-transitive \
-// RUN:   --temp %t-debug --check-suffix=,DEBUG %s -- %libtorch_flags -DDEBUG_SYNC
+// RUN:   --temp %t-debug --check-suffix=,DEBUG %s -- %mock_libtorch_flags -DDEBUG_SYNC
 
 // A reported call that runs only under a flag, or in a preprocessor branch
 // written in its function, gets a note that says so: a wait in a debugging

@@ -3,6 +3,7 @@
 // reads its error information on the host.
 // Header sets differ: the first run follows the parsed headers' version, and
 // fill_ reads a same-device value on the host on 1.x only (LIBTORCH1 prefix).
+// OLDER-LIBTORCH: the LIBTORCH1 line (fill_ reads a same-device value on 1.x only) and the version read from the headers
 // RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t \
 // RUN:   %if libtorch-1.x %{--check-suffix=,LIBTORCH1%} %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-v2 --check-suffix=V2 \

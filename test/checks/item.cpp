@@ -1,3 +1,5 @@
+// SMOKE: torch-sync-item's matchers on this release's AST (member templates, the Scalar overloads, loops)
+// OLDER-LIBTORCH: torch-sync-item's facts resolved on each release's declarations (item<T>, _local_scalar_dense, equal, allclose)
 // RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-item --temp %t-known --check-suffix=KNOWN \
 // RUN:   --config="{CheckOptions: {torch-sync-item.ReportUnknownDevice: false}}" %s -- %libtorch_flags

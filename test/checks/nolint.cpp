@@ -1,4 +1,5 @@
-// RUN: %check_torch_sync --temp %t %s -- %libtorch_flags
+// SMOKE: this release's clang-tidy suppression comments (on the line, on the next line, over a range)
+// RUN: %check_torch_sync --temp %t %s -- %mock_libtorch_flags
 
 #include <ATen/core/Formatting.h>
 #include <ATen/core/Tensor.h>

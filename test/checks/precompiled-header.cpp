@@ -7,6 +7,8 @@
 // from a precompiled header have no source text in memory; reading them once
 // crashed the checks.
 //
+// SMOKE: the checks on an AST and macros read from this clang's precompiled header (-include-pch, -include)
+// OLDER-LIBTORCH: the LIBTORCH1 line: the version is read from the macros that the precompiled header holds
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %clangxx -x c++-header %libtorch_flags %S/Inputs/precompiled/torch-prefix.h -o %t/torch-prefix.pch
 // RUN: %check_torch_sync --checks=-*,torch-sync-item,torch-sync-dynamic-shape --temp %t/pch \

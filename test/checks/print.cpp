@@ -1,3 +1,5 @@
+// SMOKE: torch-sync-print's matchers on this release's AST (operator<< chains, LibTorch's logging macros)
+// OLDER-LIBTORCH: torch-sync-print's facts resolved on each release's declarations (operator<<, at::print, c10::str, the logging macros)
 // RUN: %check_torch_sync --checks=-*,torch-sync-print --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-print --temp %t-known --check-suffix=KNOWN \
 // RUN:   --config="{CheckOptions: {ReportUnknownDevice: false}}" %s -- %libtorch_flags

@@ -1,5 +1,5 @@
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
-
+// OLDER-LIBTORCH: AT_DISPATCH_FLOATING_TYPES's lambda copies as each release's macro makes them
 // One warning per call site: a call seen in several template instantiations,
 // or in the copies of a lambda that AT_DISPATCH_* makes (one per scalar type),
 // is reported once, and the note names the instantiation analysed. A lambda

@@ -2,7 +2,7 @@
 // only (the LIBTORCH1 prefix).
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t \
 // RUN:   %if libtorch-1.x %{--check-suffix=,LIBTORCH1%} %s -- %libtorch_flags
-
+// OLDER-LIBTORCH: the LIBTORCH1 line (index_put_ with a mask and a host scalar blocks on 1.x only)
 // A helper whose sync depends on its arguments is judged as the direct
 // checks judge the call (CallSync.h): a boolean-mask index, a 0-dim tensor
 // index, 'repeat_interleave' without 'output_size', 'histc' without a range,

@@ -1,5 +1,5 @@
 // REQUIRES: cuda-headers
-// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags %cuda_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- -std=c++17 %cuda_flags
 
 // A helper that waits with a CUDA runtime call is reported at its calls; one
 // whose only copy is device to device is not (torch-sync-explicit exempts

@@ -1,4 +1,4 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %mock_libtorch_flags
 
 // Where a callee is defined does not matter: a call written before the
 // definition, and a call in a class body to a member defined out of line,

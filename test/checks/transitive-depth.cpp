@@ -1,6 +1,6 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %mock_libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-depth --check-suffix=DEPTH3 \
-// RUN:   --config="{CheckOptions: {torch-sync-transitive.MaxDepth: 3}}" %s -- %libtorch_flags
+// RUN:   --config="{CheckOptions: {torch-sync-transitive.MaxDepth: 3}}" %s -- %mock_libtorch_flags
 
 // Chains of any depth are followed (MaxDepth 0, the default, sets no limit);
 // MaxDepth 3 stops at three calls. Recursion, direct or through a cycle,

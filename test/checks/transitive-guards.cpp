@@ -1,7 +1,7 @@
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t --check-suffix=,PLAIN %s -- \
-// RUN:   %libtorch_flags
+// RUN:   %mock_libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-debug --check-suffix=,DEBUG %s -- \
-// RUN:   %libtorch_flags -DDEBUG_SYNC -DNDEBUG -DSYNC_LEVEL=2
+// RUN:   %mock_libtorch_flags -DDEBUG_SYNC -DNDEBUG -DSYNC_LEVEL=2
 
 // A sync that runs only under a flag (a boolean parameter, member or
 // variable, a macro's argument) or in a preprocessor branch written in the

@@ -1,6 +1,6 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %mock_libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-intended --check-suffix=INTENDED \
-// RUN:   --config="{CheckOptions: {IntendedSyncFunctions: '^flushMetrics$'}}" %s -- %libtorch_flags
+// RUN:   --config="{CheckOptions: {IntendedSyncFunctions: '^flushMetrics$'}}" %s -- %mock_libtorch_flags
 
 // The syncs a helper's body can hold besides item(): value-dependent output
 // sizes, explicit waits. A helper named in IntendedSyncFunctions syncs on

@@ -1,6 +1,6 @@
-// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
+// RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %mock_libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-strict --check-suffix=STRICT \
-// RUN:   --config="{CheckOptions: {torch-sync-transitive.ReportUnknownDevice: false}}" %s -- %libtorch_flags
+// RUN:   --config="{CheckOptions: {torch-sync-transitive.ReportUnknownDevice: false}}" %s -- %mock_libtorch_flags
 
 // A sync on a parameter's tensor is decided at each call by the argument
 // passed there: a CPU tensor makes none, a CUDA tensor one on a known device.

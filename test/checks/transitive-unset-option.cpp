@@ -1,3 +1,4 @@
+// OLDER-LIBTORCH: BatchNorm's forward body, and its momentum option, as each release writes them
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-number %s -- %libtorch_flags \
 // RUN:   -DSET_MOMENTUM=0.01

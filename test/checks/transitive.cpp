@@ -1,3 +1,5 @@
+// SMOKE: torch-sync-transitive's call graph on this release's AST (bodies, lambdas, LibTorch's own bodies)
+// OLDER-LIBTORCH: LibTorch's own bodies that sync (clip_grad_norm_) differ between releases
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t %s -- %libtorch_flags
 // RUN: %check_torch_sync --checks=-*,torch-sync-transitive --temp %t-depth --check-suffix=DEPTH1 \
 // RUN:   --config="{CheckOptions: {torch-sync-transitive.MaxDepth: 1}}" %s -- %libtorch_flags

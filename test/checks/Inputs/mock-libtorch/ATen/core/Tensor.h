@@ -1,0 +1,3 @@
+// Mock of ATen/core/Tensor.h.
+#pragma once
+#include <ATen/core/TensorBody.h>
