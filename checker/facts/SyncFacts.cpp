@@ -14,7 +14,13 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 
+// The generated initialisers name each field (designated initialisers, in
+// the order of SyncFacts.h): one out of order or missing is an error here.
+#pragma clang diagnostic push
+#pragma clang diagnostic error "-Wreorder-init-list"
+#pragma clang diagnostic error "-Wmissing-field-initializers"
 #include "SyncFactsTable.inc"
+#pragma clang diagnostic pop
 
 bool isTensorClass(const CXXRecordDecl *Record) {
   if (!Record || !Record->getIdentifier())

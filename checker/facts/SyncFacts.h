@@ -99,11 +99,14 @@ struct MeasuredSync {
   /// gives them ("T,T,T"; the receiver of a method is not a parameter).
   llvm::StringRef Kinds;
   SyncCategory Category;
-  /// What the call does, followed by the measured mechanism.
+  /// What the call does ("reads values from the device on the host").
   llvm::StringRef Effect;
   llvm::StringRef Alternative;
   /// The mechanism as measured ("cudaStreamSynchronize x1; DtoH 1 B ...").
   llvm::StringRef Mechanism;
+  /// The mechanism in words, for a note ("1 stream wait, 1 B copied to the
+  /// host").
+  llvm::StringRef MechanismSummary;
   /// Measured cases that synchronized, of those run ("4/4").
   llvm::StringRef Cases;
   /// Whether the mechanism waits for all work queued on the device (a
