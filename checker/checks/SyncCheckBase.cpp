@@ -322,7 +322,8 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
                                StringRef Effect, Advice Alternative,
                                ASTContext &Context,
                                std::optional<FixItHint> Fix, HostWait Wait,
-                               std::optional<AlternativeRewrite> Rewrite) {
+                               std::optional<AlternativeRewrite> Rewrite,
+                               StringRef Measured) {
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
@@ -364,6 +365,8 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
     diag(SM.getExpansionLoc(Loop->getBeginLoc()),
          "the call runs on every iteration of this loop", DiagnosticIDs::Note);
   noteRunCondition(Call, Context);
+  if (!Measured.empty())
+    diag(NoteLoc, "measured on a GPU: %0", DiagnosticIDs::Note) << Measured;
 }
 
 void SyncCheckBase::noteRunCondition(const Expr &Call, ASTContext &Context) {
@@ -480,7 +483,8 @@ void SyncCheckBase::checkMeasuredSync(const CallExpr &Call,
   reportSync(Call, calleeName(Call, *Callee), Measured->Effect,
              Measured->Alternative, Context, std::nullopt,
              Measured->DeviceWide ? HostWait::WholeDevice
-                                  : HostWait::CurrentStream);
+                                  : HostWait::CurrentStream,
+             std::nullopt, Measured->MechanismSummary);
 }
 
 bool SyncCheckBase::isShapeRead(const Expr &Read, ASTContext &Context) {

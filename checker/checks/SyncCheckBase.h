@@ -181,12 +181,14 @@ protected:
   /// remembers the location. Notes follow: "consider <alternative>", the
   /// alternative chosen from \p Alternative; \p Rewrite's note with its
   /// fix-its (applied by --fix-notes); the loop the call runs in on every
-  /// iteration; the flag the call runs under (noteRunCondition).
+  /// iteration; the flag the call runs under (noteRunCondition); what the
+  /// census measured, when \p Measured names it.
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
                   HostWait Wait = HostWait::CurrentStream,
-                  std::optional<AlternativeRewrite> Rewrite = std::nullopt);
+                  std::optional<AlternativeRewrite> Rewrite = std::nullopt,
+                  StringRef Measured = "");
 
   /// The name a diagnostic gives the callee: the bare name of a member
   /// ('item', 'operator[]'), the qualified name of a free function
