@@ -60,7 +60,7 @@ done
 status=0
 # The project's own code: Python against .flake8, C++ against checker/.clang-format and
 # runtime-verify/.clang-format (the files git tracks; test inputs and samples, whose lines the
-# tests name, are not formatted).
+# tests name, are not formatted), then clang-tidy.
 cd "$repo"
 if git ls-files '*.py' scripts/torch-sync-trace | xargs flake8 &&
    git ls-files 'checker/*.cpp' 'checker/*.h' 'runtime-verify/*.cpp' 'runtime-verify/*.h' 'runtime-verify/*.cu' |
@@ -68,6 +68,23 @@ if git ls-files '*.py' scripts/torch-sync-trace | xargs flake8 &&
   echo "test: lint: flake8 and clang-format-${versions[0]} found nothing"
 else
   echo "test: FAILED: lint (above): run flake8, and clang-format-${versions[0]} -i on the files it names" >&2
+  status=1
+fi
+# clang-tidy on the project's own C++ as the first build compiles it (checker/.clang-tidy,
+# runtime-verify/.clang-tidy: LLVM's checks and naming; the unit tests, whose names GoogleTest's
+# macros make, are left out).
+own_sources=$(python3 -c 'import json, os, sys
+root = os.path.realpath(sys.argv[2]) + "/"
+for e in json.load(open(sys.argv[1])):
+    f = os.path.realpath(os.path.join(e["directory"], e["file"]))
+    if f.startswith(root) and f[len(root):].split("/")[0] in ("checker", "runtime-verify") \
+            and "/unittests/" not in f:
+        print(f)' "$build_root/llvm-${versions[0]}/compile_commands.json" "$repo" | sort -u)
+if [ -n "$own_sources" ] && echo "$own_sources" |
+     xargs -P "$(nproc)" -n 4 "clang-tidy-${versions[0]}" -p "$build_root/llvm-${versions[0]}" --quiet; then
+  echo "test: lint: clang-tidy-${versions[0]} found nothing in $(echo "$own_sources" | wc -l) sources"
+else
+  echo "test: FAILED: lint: clang-tidy-${versions[0]} on the project's own C++ (above)" >&2
   status=1
 fi
 stage_done "lint"

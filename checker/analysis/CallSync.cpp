@@ -631,9 +631,9 @@ std::optional<CallSync> indexSync(const CallExpr &Call,
                                   DeviceInference &Devices) {
   std::string Name = diagnosticName(Callee);
   const Expr *Index = nullptr;
-  if (Fact.Method == "item") {
+  if (Fact.Method == "item")
     return synced(Fact, Devices.inputsDevice(Call), firstInput(Call), Name);
-  } else if (Fact.Method == "narrow") {
+  if (Fact.Method == "narrow") {
     Index = tensorArgument(Call, Callee, "start");
   } else if (Fact.Method == "index" || Fact.Method == "index_put_") {
     if (Call.getNumArgs() == 0 || !isTensorIndexListMethod(Callee))

@@ -62,9 +62,9 @@ StringRef firstArgument(StringRef Args) {
 
 } // namespace
 
-std::optional<AlternativeRewrite>
-linalgInvExRewrite(const CallExpr &Call, const FunctionDecl &Callee,
-                   ASTContext &Context) {
+std::optional<AlternativeRewrite> linalgInvExRewrite(const CallExpr &Call,
+                                                     const FunctionDecl &Callee,
+                                                     ASTContext &Context) {
   std::string Name = Callee.getQualifiedNameAsString();
   const Expr *Operand = nullptr;
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
@@ -176,8 +176,7 @@ nonBlockingUploadRewrite(const CXXMemberCallExpr &Copy, ASTContext &Context) {
   if (AfterLast.isInvalid())
     return std::nullopt;
   return AlternativeRewrite{
-      Note,
-      {FixItHint::CreateInsertion(AfterLast, ", /*non_blocking=*/true")}};
+      Note, {FixItHint::CreateInsertion(AfterLast, ", /*non_blocking=*/true")}};
 }
 
 } // namespace clang::tidy::torch_sync

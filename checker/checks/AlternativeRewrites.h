@@ -32,9 +32,9 @@ struct AlternativeRewrite {
 /// 'at::inverse(A)' or 'A.inverse()' (\p Call, of \p Callee) to
 /// 'std::get<0>(at::linalg_inv_ex(A))': the inverse without the host's check
 /// of 'info'. std::nullopt for another callee, or a call written in a macro.
-std::optional<AlternativeRewrite>
-linalgInvExRewrite(const CallExpr &Call, const FunctionDecl &Callee,
-                   ASTContext &Context);
+std::optional<AlternativeRewrite> linalgInvExRewrite(const CallExpr &Call,
+                                                     const FunctionDecl &Callee,
+                                                     ASTContext &Context);
 
 /// 'TORCH_CHECK(x.item<bool>(), ...)', 'TORCH_CHECK(x.item().toBool(), ...)'
 /// or 'TORCH_CHECK(x.is_nonzero(), ...)' (\p Read is the 'item' or

@@ -27,9 +27,9 @@ protected:
                  ASTContext &Context) override;
   /// Offers the rewrites into 'at::_assert_async' (a TORCH_CHECK of a read)
   /// and 'at::linalg_inv_ex' as fix-it notes.
-  void reportCallSync(const CallExpr &Call, const CallSync &Sync,
-                      const ast_matchers::MatchFinder::MatchResult &Result)
-      override;
+  void
+  reportCallSync(const CallExpr &Call, const CallSync &Sync,
+                 const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
   const std::string SyncFunctions;

@@ -328,9 +328,8 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
   SourceLocation Loc = callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
   const Stmt *Loop = perIterationLoop(Call, Context);
-  StringRef Chosen = Loop && !Alternative.InLoop.empty()
-                         ? Alternative.InLoop
-                         : Alternative.Default;
+  StringRef Chosen = Loop && !Alternative.InLoop.empty() ? Alternative.InLoop
+                                                         : Alternative.Default;
   // 'opt.value_or(t.item())' reads even when 'opt' holds the value.
   std::string LazyDefault;
   if (const Expr *Optional = optionalWithDefaultFrom(Call, Context)) {

@@ -22,13 +22,13 @@ namespace {
 
 /// The build path given with -p (as "-p DIR", "-p=DIR", "--p DIR" or
 /// "--p=DIR") before any "--", or std::nullopt.
-std::optional<std::string> buildPathArgument(int argc, const char **argv) {
-  for (int I = 1; I < argc; ++I) {
-    llvm::StringRef Arg = argv[I];
+std::optional<std::string> buildPathArgument(int Argc, const char **Argv) {
+  for (int I = 1; I < Argc; ++I) {
+    llvm::StringRef Arg = Argv[I];
     if (Arg == "--")
       break;
-    if ((Arg == "-p" || Arg == "--p") && I + 1 < argc)
-      return std::string(argv[I + 1]);
+    if ((Arg == "-p" || Arg == "--p") && I + 1 < Argc)
+      return std::string(Argv[I + 1]);
     if (Arg.consume_front("-p=") || Arg.consume_front("--p="))
       return Arg.str();
   }

@@ -302,13 +302,14 @@ std::string libTorchEntry(const std::vector<Frame> &frames, int user) {
 }
 
 std::string readableFunction(const std::string &name) {
-  constexpr std::string_view kHandler = "std::_Function_handler<";
-  constexpr std::string_view kInvoke = ">::_M_invoke(std::_Any_data const&)";
+  constexpr std::string_view handlerPrefix = "std::_Function_handler<";
+  constexpr std::string_view invokeSuffix = ">::_M_invoke(std::_Any_data const&)";
   std::string_view view = name;
-  if (!startsWith(view, kHandler) || view.size() < kHandler.size() + kInvoke.size() ||
-      view.substr(view.size() - kInvoke.size()) != kInvoke)
+  if (!startsWith(view, handlerPrefix) || view.size() < handlerPrefix.size() + invokeSuffix.size() ||
+      view.substr(view.size() - invokeSuffix.size()) != invokeSuffix)
     return name;
-  std::string_view arguments = view.substr(kHandler.size(), view.size() - kHandler.size() - kInvoke.size());
+  std::string_view arguments =
+      view.substr(handlerPrefix.size(), view.size() - handlerPrefix.size() - invokeSuffix.size());
   // "<signature>, <callable>": the signature's own parentheses hold no top-level comma.
   int depth = 0;
   for (size_t i = 0; i < arguments.size(); ++i) {

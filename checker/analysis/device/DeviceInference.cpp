@@ -372,7 +372,7 @@ DeviceKind DeviceInference::bindingDevice(const BindingDecl &Binding,
            .empty())
     return DeviceKind::Unknown;
   auto Bindings = Decomposition->bindings();
-  auto Position = llvm::find(Bindings, &Binding);
+  const auto *Position = llvm::find(Bindings, &Binding);
   if (Position == Bindings.end())
     return DeviceKind::Unknown;
   return tupleElementDevice(Decomposition->getInit(),

@@ -26,7 +26,7 @@ bool isWithin(const Stmt &S, const Stmt *Ancestor, const Stmt *Root,
       return false;
     // A lambda's body is reached through its call operator, a local class's
     // members through the class.
-    if ((Current && isa<LambdaExpr>(Current) && Current != &S) ||
+    if ((isa_and_nonnull<LambdaExpr>(Current) && Current != &S) ||
         isa_and_nonnull<FunctionDecl, CXXRecordDecl, BlockDecl, CapturedDecl>(
             Node.get<Decl>()))
       InLambda = true;
