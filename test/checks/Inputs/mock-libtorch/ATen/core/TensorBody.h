@@ -1,5 +1,4 @@
-// Mock of ATen/core/TensorBody.h (at::Tensor, LibTorch 2.11's declarations) and of the free
-// operators of ATen/TensorOperators.h.
+// Mock of ATen/core/TensorBody.h (at::Tensor, LibTorch 2.11's declarations).
 #pragma once
 #include <ATen/core/IListRef.h>
 #include <ATen/core/TensorBase.h>
@@ -151,23 +150,4 @@ DEFINE_ITEM(float, Float)
 DEFINE_ITEM(double, Double)
 DEFINE_ITEM(bool, Bool)
 #undef DEFINE_ITEM
-
-// ATen/TensorOperators.h.
-#define AT_FORALL_BINARY_OPS(_)                                                               \
-  _(+, x.add(y), y.add(x))                                                                    \
-  _(*, x.mul(y), y.mul(x))                                                                    \
-  _(-, x.sub(y), ::at::empty_like(y).fill_(x).sub_(y))                                        \
-  _(/, x.div(y), ::at::empty_like(y).fill_(x).div_(y))                                        \
-  _(==, x.eq(y), y.eq(x))                                                                     \
-  _(!=, x.ne(y), y.ne(x))                                                                     \
-  _(<, x.lt(y), y.gt(x))                                                                      \
-  _(>, x.gt(y), y.lt(x))
-
-#define DEFINE_OPERATOR(op, body, reverse_scalar_body)                                        \
-  Tensor operator op(const Tensor &x, const Tensor &y);                                       \
-  Tensor operator op(const Tensor &x, const Scalar &y);                                       \
-  Tensor operator op(const Scalar &x, const Tensor &y);
-AT_FORALL_BINARY_OPS(DEFINE_OPERATOR)
-#undef DEFINE_OPERATOR
-#undef AT_FORALL_BINARY_OPS
 } // namespace at

@@ -1,5 +1,6 @@
 // Mock of torch/csrc/api/include/torch/types.h.
 #pragma once
+#include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
