@@ -6,6 +6,7 @@
 // and so do iterators whose system is not known.
 //
 // REQUIRES: cuda-headers
+// SMOKE: Thrust's execution policies and iterators through CCCL's templates, in this release's CUDA front end
 // RUN: %check_torch_sync --checks=-*,torch-sync-explicit,torch-sync-transitive --temp %t %s -- \
 // RUN:   %cuda_source_flags %libtorch_cuda_flags %libtorch_flags
 
