@@ -164,7 +164,7 @@ def main():
     parser.add_argument("--out", help="folder for report.json and report.md (default: print the Markdown)")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--pch-dir", help="share precompiled LibTorch headers between the samples "
-                        "(scripts/torch_pch.py), kept in this folder; the findings are the same")
+                        "(python/torch_sync/torch_pch.py), kept in this folder; the findings are the same")
     parser.add_argument("--clangxx", help="the clang++ that builds them (default: the checker's LLVM release's)")
     args = parser.parse_args()
 
@@ -209,8 +209,8 @@ def main():
     # The samples that share their flags and first LibTorch header share one precompiled header.
     pch_of, rejected = {}, None
     if args.pch_dir:
-        sys.path.insert(0, os.path.join(root, "scripts"))
-        import torch_pch
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+        from torch_sync import torch_pch
         rejected = torch_pch.REJECTED
         clangxx = args.clangxx or torch_pch.clangxx_for(tidy)
         if not clangxx:

@@ -92,13 +92,13 @@ def filecheck(filecheck_bin, check_file, input_file, prefixes, extra=()):
 def precompiled_header(args, temp_source, compiler_args):
     """The precompiled LibTorch header that the run can share with the suite's other runs of the
     same flags and first LibTorch header (--pch-dir), or None: as the batch tools do
-    (scripts/torch_pch.py, which leaves out the sources it cannot serve: a #define before
+    (python/torch_sync/torch_pch.py, which leaves out the sources it cannot serve: a #define before
     LibTorch's headers, a precompiled or prefix header of the test's own, ...). The findings are
     those of a run that parses the headers (scripts/test.sh compares them on every sample)."""
     if not args.pch_dir or args.no_pch or not args.compiler:
         return None
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts"))
-    import torch_pch
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+    from torch_sync import torch_pch
     entry = {"directory": os.getcwd(), "file": temp_source,
              "arguments": [args.compiler, *compiler_args, "-c", temp_source]}
     store = torch_pch.Store(args.pch_dir, args.compiler, log=lambda m, error=False: None, keep=1000)
@@ -127,7 +127,7 @@ def main():
     parser.add_argument("--config")
     parser.add_argument("--tidy-arg", action="append", default=[])
     parser.add_argument("--pch-dir", help="share precompiled LibTorch headers between the runs "
-                        "(scripts/torch_pch.py), kept in this folder")
+                        "(python/torch_sync/torch_pch.py), kept in this folder")
     parser.add_argument("--no-pch", action="store_true",
                         help="parse the headers in this run, whatever --pch-dir says")
     parser.add_argument("source")

@@ -66,7 +66,7 @@ runner = [
     "--filecheck", config.filecheck,
     "--compiler", config.clangxx,
 ]
-# The runs of the check tests share precompiled LibTorch headers (scripts/torch_pch.py), one per
+# The runs of the check tests share precompiled LibTorch headers (python/torch_sync/torch_pch.py), one per
 # distinct set of flags and first LibTorch header, kept in the suite's build folder: a run then
 # parses the test's own code only. lit --param pch=off parses the headers in every run.
 if lit_config.params.get("pch", "on") != "off":

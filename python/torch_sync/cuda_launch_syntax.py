@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Kernel launches written with spaces inside the chevrons, as nvcc accepts them, for clang.
 
 nvcc takes `kernel<< <grid, block >> >(args)` (a form that old formatters wrote) as a launch;
@@ -142,7 +141,7 @@ def _write_atomic(path, data):
     os.replace(tmp, path)
 
 
-def main(argv):
+def main(argv=None):
     ap = argparse.ArgumentParser(prog="cuda_launch_syntax.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("roots", nargs="+", metavar="ROOT")
     ap.add_argument("--out")
@@ -164,4 +163,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

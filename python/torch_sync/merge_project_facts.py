@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
 """Joins the fragments that torch-sync-project-facts wrote (one per translation unit) into one
 project facts file for option ProjectFactsFile (Python 3 standard library only).
 
 Usage:
-  scripts/merge-project-facts.py [-p COMPILE_DB] [--allow-incomplete] -o FACTS FRAGMENT_DIR...
+  torch-sync-merge-facts [-p COMPILE_DB] [--allow-incomplete] -o FACTS FRAGMENT_DIR...
+  (in a torch-sync checkout: scripts/merge-project-facts.py, the same arguments)
 
 Every fragment must come from the same tool and configuration. The tensor parameters of each
 function take the join of the devices at all its calls in the project (the same device, or
@@ -256,7 +256,7 @@ def merge(a):
               params.count("Unknown"), a.output), file=sys.stderr)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--output", required=True, help="the facts file to write")
     ap.add_argument("-p", "--compile-db", help="compile_commands.json, or its folder: the translation "
@@ -264,7 +264,7 @@ def main():
     ap.add_argument("--allow-incomplete", action="store_true",
                     help="write the facts even when translation units did not parse or have no fragment")
     ap.add_argument("fragments", nargs="+", help="folders of fragments (OutputDirectory)")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     try:
         merge(a)
     except Refused as e:

@@ -1,11 +1,10 @@
-#!/usr/bin/env python3
 """Compares a torch-sync SARIF log with a baseline log and marks which findings are new.
 
 Usage: sarif-baseline.py --baseline OLD.sarif [options] NEW.sarif
        sarif-baseline.py --baseline OLD.sarif --check-baseline-only
 
   --baseline OLD   the log of the reference revision (e.g. the main branch), written by
-                   scripts/tidy-to-sarif.py or scripts/sarif.sh
+                   torch-sync-tidy-to-sarif or torch-sync-sarif (scripts/tidy-to-sarif.py, scripts/sarif.sh)
   NEW              the log of the revision under review
   -o, --output F   write NEW with each result's baselineState set ('new' or 'unchanged') to F
                    ('-' for standard output); without -o, nothing is written
@@ -116,7 +115,7 @@ def describe(result):
                                  result["ruleId"])
 
 
-def main(argv):
+def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="sarif-baseline.py",
         description="Mark the results of a torch-sync SARIF log as new or unchanged against a "
@@ -216,4 +215,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -1,31 +1,26 @@
-#!/usr/bin/env python3
 """Merge the SARIF logs of several torch-sync runs over one source tree (the shards of a CI
-matrix: scripts/sarif.sh --shard K/N) into one log, as one run over all of it would have written.
+matrix: torch-sync-sarif --shard K/N) into one log, as one run over all of it would have written.
 
-  scripts/sarif-merge.py -o MERGED.sarif [--srcroot DIR] SHARD.sarif...
+  torch-sync-sarif-merge (scripts/sarif-merge.py in a checkout) -o MERGED.sarif [--srcroot DIR] SHARD.sarif...
 
 Each log must hold one run of the same tool with the same source root (originalUriBaseIds).
 The rules are joined; a result that several logs hold (a finding in a header that units of
 several shards include) is kept once; the results are sorted as tidy-to-sarif.py sorts them,
 and their torchSync/v1 fingerprints are computed again over the merged results, from the source
 lines under --srcroot (default: the current folder; the checkout the shards analysed), so that
-they equal an unsharded run's and scripts/sarif-baseline.py compares the merged log with any
+they equal an unsharded run's and torch-sync-sarif-baseline compares the merged log with any
 other. The shards' notifications (units not fully analysed) are kept, and the run is successful
 only when every shard's was. Exit status: 0 when merged; 2 on bad input (a file that is not such a
 log, logs of different tools or source roots, a source file that cannot be read).
 """
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
 import urllib.parse
 
-_spec = importlib.util.spec_from_file_location(
-    "tidy_to_sarif", os.path.join(os.path.dirname(os.path.abspath(__file__)), "tidy-to-sarif.py"))
-tidy_to_sarif = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tidy_to_sarif)
+from . import tidy_to_sarif
 
 
 class InputError(Exception):
@@ -116,7 +111,7 @@ def merge(logs, srcroot):
     return dict(logs[0], runs=[run])
 
 
-def main(argv):
+def main(argv=None):
     parser = argparse.ArgumentParser(prog="sarif-merge.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("logs", nargs="+", metavar="LOG")
@@ -146,4 +141,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

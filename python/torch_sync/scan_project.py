@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Runs the torch-sync checks over every translation unit of a LibTorch project and writes a
 report (report.md, report.json) into OUTDIR: translation units analysed, those that failed
 to parse, crashed (clang-tidy killed by a signal or printing a stack dump) or timed out,
@@ -7,7 +6,8 @@ Never writes into the checkout (only into --build-dir when you pass one, and the
 every translation unit was analysed, 1 when some failed (the report is written all the
 same), 2 on a usage error.
 
-Usage: scripts/scan-project.sh [options] CHECKOUT OUTDIR
+Usage: torch-sync-scan [options] CHECKOUT OUTDIR
+       (in a torch-sync checkout: scripts/scan-project.sh, the same options)
 
 The compilation database, the first that applies:
   -p, --compile-db PATH    compile_commands.json, or a folder holding one
@@ -80,7 +80,7 @@ The analysis:
 
 Project facts (docs/project-facts.md): before the analysis, torch-sync-project-facts runs over
 every translation unit of the database (not those of --exclude; --filter selects only what is
-analysed) and scripts/merge-project-facts.py joins its fragments into OUTDIR/facts/
+analysed) and torch_sync.merge_project_facts joins its fragments into OUTDIR/facts/
 project-facts.json, which the analysis reads (ProjectFactsFile): the device inference then
 sees the devices that the whole project passes to each function. Units that do not parse or
 are left out are named in a notice; when no facts can be written the analysis runs without.
@@ -101,18 +101,19 @@ Sharding, for a CI matrix over a large project (docs/ci.md):
                            --exclude) sorted by path relative to CHECKOUT, every N-th from the
                            K-th, so that the same paths give the same shards on every machine.
                            The project facts pass still covers every unit, unless
-                           --project-facts-file gives them. 'scripts/scan_report.py
-                           merge-reports --out DIR SHARD_OUTDIR...' joins the shards' reports.
+                           --project-facts-file gives them. 'python3 -m torch_sync.scan_report
+                           merge-reports --out DIR SHARD_OUTDIR...' (in a torch-sync checkout:
+                           scripts/scan_report.py merge-reports ...) joins the shards' reports.
 
 CUDA sources as nvcc parses them: CUDA translation units (.cu, -x cuda) get the host prelude
 checker/cuda/torch-sync-cuda-host.h force-included (the host min/max overloads of nvcc's
 headers), and kernel launches written with spaces inside the chevrons ('k<< <g, b >> >(x)')
 anywhere below the checkout are shown to clang in token form through a file system overlay
-(scripts/cuda_launch_syntax.py, clang-tidy --vfsoverlay; lines, columns and file names kept;
+(torch_sync.cuda_launch_syntax, clang-tidy --vfsoverlay; lines, columns and file names kept;
 the sources unchanged). The report says what was done.
   --no-cuda-compat         neither
 
-The cache (scripts/tidy_cache.py): an unchanged translation unit's result (diagnostics, exit
+The cache (torch_sync.tidy_cache): an unchanged translation unit's result (diagnostics, exit
 status) is replayed; the key covers the tool's files (binary, plugin, LLVM libraries), the
 effective configuration, the flags and every file the preprocessor reads:
   --cache-dir DIR          default ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan
@@ -121,7 +122,7 @@ effective configuration, the flags and every file the preprocessor reads:
                            (clang++ -E of each unit, hashed; slower)
   --no-cache               neither read nor write it
 
-Precompiled LibTorch headers (scripts/torch_pch.py): the LibTorch header that the units start
+Precompiled LibTorch headers (torch_sync.torch_pch): the LibTorch header that the units start
 with is precompiled once per distinct compile command (by clang++-N, templates instantiated)
 and each unit is analysed with it (-include-pch), in both passes: a <torch/torch.h> unit then
 costs about a tenth of its parse (CUDA units get headers of their own, built as CUDA). Units it
@@ -144,7 +145,7 @@ Speed:
   --runs N                 timed runs of each for --compare-syntax-only (default 3)
 """
 
-# scripts/scan-project.sh runs this file. The text above is its --help, verbatim: the options'
+# torch-sync-scan and scripts/scan-project.sh run this module. The text above is its --help, verbatim: the options'
 # help is there, with the prose between them, a layout that argparse's own listing does not have.
 
 import argparse
@@ -162,11 +163,11 @@ import sysconfig
 import time
 import traceback
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import scan_report  # noqa: E402
-from scan_report import die  # noqa: E402
+from . import _binaries, resources, scan_report
+from .scan_report import die
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The torch-sync checkout this package is in (its build/ holds the checker), or None when installed.
+REPO = resources.checkout()
 
 
 # --------------------------------------------------------------------------- options
@@ -319,6 +320,7 @@ def checked(a):
         if a.tool == "plugin":
             die("--tidy-binary names a torch-sync-tidy; it excludes --tool plugin")
         a.tool = "tidy"
+    a.tool_named = bool(a.tool)
     a.tool = a.tool or "plugin"
     if a.tool not in ("plugin", "tidy"):
         die("--tool wants 'plugin' or 'tidy', got '%s'" % a.tool)
@@ -415,6 +417,15 @@ def checker(a):
         if not (os.path.isfile(a.tidy_binary) and os.access(a.tidy_binary, os.X_OK)):
             die("--tidy-binary '%s' is not an executable file" % a.tidy_binary)
         tidy = resolved(a.tidy_binary)
+    elif not (a.checker_build or os.environ.get("TORCH_SYNC_BUILD_ROOT") or REPO):
+        # An installed package, no build folder named: the wheel's torch-sync-tidy, else the one on PATH.
+        tidy = _binaries.executable("torch-sync-tidy") or shutil.which("torch-sync-tidy")
+        if not tidy or (a.tool == "plugin" and a.tool_named):
+            die("no torch-sync build to take %s from: pass --tidy-binary PATH (a torch-sync-tidy), or "
+                "--checker-build DIR (a torch-sync build folder)" % (
+                    "libTorchSyncChecks.so" if a.tool == "plugin" and a.tool_named else "torch-sync-tidy"))
+        tidy = resolved(tidy)
+        a.tool = "tidy"
     else:
         build = a.checker_build or (os.environ.get("TORCH_SYNC_BUILD_ROOT") or REPO + "/build") + "/llvm-" + a.llvm
         if not build.startswith("/"):
@@ -426,10 +437,13 @@ def checker(a):
             if not a.build_checker:
                 msg = ("no %s in %s/checker (--tool %s). Build it with 'scripts/build.sh %s' in the torch-sync "
                        "checkout" % (basename(wanted), build, a.tool, a.llvm))
-                if build != REPO + "/build/llvm-" + a.llvm:
+                if REPO is None or build != REPO + "/build/llvm-" + a.llvm:
                     msg += " (TORCH_SYNC_BUILD_ROOT=%s scripts/build.sh %s)" % (dirname(build), a.llvm)
                 die(msg + ", or pass --build-checker to build it now, --checker-build DIR for another build "
                     "folder, or --tidy-binary PATH for a prebuilt torch-sync-tidy")
+            if REPO is None:
+                die("--build-checker builds torch-sync with scripts/build.sh of a torch-sync checkout, and this "
+                    "torch_sync package is installed, not in one: build it there, and pass --checker-build DIR")
             print("scan-project: building torch-sync (LLVM %s) into %s (--build-checker)" % (a.llvm, build),
                   file=sys.stderr, flush=True)
             if run([REPO + "/scripts/build.sh", a.llvm], stdout=sys.stderr,
@@ -498,7 +512,7 @@ def extension_includes(a):
 
 
 def helper(args):
-    """scripts/scan_report.py ARGS, in this process: its exit status."""
+    """torch_sync.scan_report ARGS, in this process: its exit status."""
     try:
         return scan_report.main(args) or 0
     except SystemExit as e:

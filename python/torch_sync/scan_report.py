@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Helpers of scripts/scan-project.sh, called by scripts/scan_project.py, which parses its options
+"""Helpers of torch-sync-scan (scripts/scan-project.sh), called by torch_sync.scan_project, which parses its options
 (Python 3 standard library only).
 
   scan_report.py gendb  ...   write a compilation database from flags
@@ -26,11 +25,8 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import tidy_cache  # noqa: E402
-import cuda_launch_syntax  # noqa: E402
-import torch_pch  # noqa: E402
-from torch_pch import arg_include_dirs, is_cuda_unit  # noqa: E402
+from . import cuda_launch_syntax, resources, tidy_cache, torch_pch
+from .torch_pch import arg_include_dirs, is_cuda_unit
 
 SOURCE_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".cu")
 # A translation unit that needs the CUDA flavour of LibTorch and the CUDA headers.
@@ -771,8 +767,7 @@ def cmd_scan(a):
 
 
 # The CUDA host prelude (see the file): force-included into CUDA translation units.
-CUDA_HOST_PRELUDE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                 "checker", "cuda", "torch-sync-cuda-host.h")
+CUDA_HOST_PRELUDE = resources.cuda_host_prelude()
 
 
 def cuda_compat(a, root, units, cache):
@@ -983,10 +978,10 @@ def project_facts(a, tool, db, dbdir, make_config, cache, analysed):
     info["first_pass"] = {k: v for k, v in first.items() if k in both}
     info["again"] = set(both)
     wall = info["seconds"]
-    merge = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                         "merge-project-facts.py"),
+    merge = subprocess.run([sys.executable, "-m", __package__ + ".merge_project_facts",
                             "-p", a.db, "--allow-incomplete", "-o", facts_file, frag],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
+                           env=resources.python_env())
     if merge.returncode != 0:
         why = (merge.stderr.strip().splitlines() or ["exit status %d" % merge.returncode])[-1]
         a.notice.append("project facts: none, the merge refused (%s); the analysis ran without them" %

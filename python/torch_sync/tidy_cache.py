@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A result cache for clang-tidy runs over one translation unit (Python 3 standard library only).
 
 Usage:
@@ -9,7 +8,7 @@ Usage:
       and the --export-fixes file of an earlier identical run, or runs it and stores them.
   scripts/tidy_cache.py stats|clear [--cache-dir DIR]
 
-scripts/scan_report.py's scan uses the Cache class directly (scan-project.sh --cache-dir,
+torch_sync.scan_report's scan uses the Cache class directly (scan-project.sh --cache-dir,
 --cache-max-mb, --no-cache). Default directory: ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/scan.
 
 The key covers everything that can change a result:
@@ -564,7 +563,7 @@ def find_entry(tidy_args):
     raise SystemExit("tidy-cache: %s is not in %s" % (files[0], dbpath))
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("action", choices=("run", "stats", "clear"))
     ap.add_argument("--cache-dir", default=None)
@@ -572,7 +571,7 @@ def main():
     ap.add_argument("--mode", default="direct", choices=("direct", "preprocessed"))
     ap.add_argument("--clangxx", default="clang++")
     ap.add_argument("--timeout", type=int, default=None)
-    argv = sys.argv[1:]
+    argv = sys.argv[1:] if argv is None else list(argv)
     cmd = argv[argv.index("--") + 1:] if "--" in argv else []
     a = ap.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     d = os.path.abspath(a.cache_dir or default_dir())

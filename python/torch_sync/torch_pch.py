@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Shared precompiled LibTorch headers for the batch tools (Python 3 standard library only).
 
 Nearly all of a LibTorch translation unit's parse is LibTorch's headers. scan-project.sh,
@@ -50,8 +49,7 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import tidy_cache  # noqa: E402
+from . import tidy_cache
 
 FORMAT = 1
 KEEP = 4
@@ -715,7 +713,7 @@ def summary_line(stats):
 
 # --------------------------------------------------------------------------- command line
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="action", required=True)
     p = sub.add_parser("plan")
@@ -732,7 +730,7 @@ def main():
     p.add_argument("files", nargs="*")
     r = sub.add_parser("rejected")
     r.add_argument("log")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     if a.action == "rejected":
         with open(a.log, encoding="utf-8", errors="replace") as fh:
             return 0 if REJECTED.search(fh.read()) else 1

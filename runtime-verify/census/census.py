@@ -34,11 +34,12 @@ MAX_ATTEMPTS = 16      # candidate cases tried per overload
 HANG_SECONDS = 30      # a worker that records nothing for this long is killed
 
 # CUDA calls that make the host wait: the facts' one list (checker/facts/sync-facts.yaml, cuda_waits, generated
-# into runtime-verify/cuda_waits.py), measured by frontend_census on the H200 (results/frontend.jsonl): cudaFree,
+# into python/torch_sync/cuda_waits.py), measured by frontend_census on the H200 (results/frontend.jsonl): cudaFree,
 # cudaFreeHost and cudaHostUnregister waited; cudaMalloc, cudaHostAlloc, cudaHostRegister and cudaMemset on device
 # memory did not. *Async forms are excluded below.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import cuda_waits  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "python"))
+from torch_sync import cuda_waits  # noqa: E402
 
 
 def sync_calls(calls, copies):

@@ -4,8 +4,9 @@
 # headers among them, and fails when the torch-sync checks report anything. Only reads the
 # files (no fix-its are applied).
 #
-# Usage: scripts/pre-commit-hook.sh [-p BUILD_DIR] [--tidy PROGRAM] [--scan-deps PROGRAM]
-#                                   [CLANG_TIDY_OPTION...] FILE...
+# Usage: torch-sync-pre-commit [-p BUILD_DIR] [--tidy PROGRAM] [--scan-deps PROGRAM]
+#                              [CLANG_TIDY_OPTION...] FILE...
+#        (in a torch-sync checkout: scripts/pre-commit-hook.sh, the same options)
 #
 #   FILE...            files to check: sources (.cpp .cc .cxx .c++ .cu) are analysed; for
 #                      headers (.h .hh .hpp .hxx .h++ .cuh .inl .ipp .tpp), the sources of the
@@ -27,7 +28,7 @@
 #                      ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch; cache it in CI)
 #   --no-pch           parse LibTorch's headers in every source: by default, the LibTorch header
 #                      that a source starts with is precompiled once per distinct compile command
-#                      and kept (scripts/torch_pch.py), so that the next commits' runs parse only
+#                      and kept (torch_sync/torch_pch.py), so that the next commits' runs parse only
 #                      the project's code; the findings are the same
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
 #                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
@@ -43,7 +44,17 @@
 # compilation database, no clang-tidy, no clang-scan-deps when a header is given).
 set -uo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# This script is package data of the Python package torch_sync (torch_sync/shell/): it runs the package's
+# modules as "$python" -m torch_sync.X (TORCH_SYNC_PYTHON, default python3) with the folder that holds the
+# package on PYTHONPATH, and reads the CUDA host prelude from the package (data/cuda/, installed) or from
+# the torch-sync checkout the package sits in (python/torch_sync/ there; checker/cuda/).
+package=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PYTHONPATH="$(dirname "$package")${PYTHONPATH:+:$PYTHONPATH}"
+python=${TORCH_SYNC_PYTHON:-python3}
+checkout=$(dirname "$(dirname "$package")")
+[ "$(basename "$(dirname "$package")")" = python ] && [ -d "$checkout/checker" ] || checkout=""
+prelude=$package/data/cuda/torch-sync-cuda-host.h
+[ -f "$prelude" ] || prelude=$checkout/checker/cuda/torch-sync-cuda-host.h
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
 build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter="" pch=1 pch_dir=""
@@ -112,8 +123,8 @@ if [ ${#headers[@]} -gt 0 ]; then
       die "a header is among the files, and clang-scan-deps (which finds the sources that include it) is not on PATH; install it (Debian: clang-scan-deps-N is in the package clang-N (22) or clang-tools-N (19 and older)), or give it with args: [--scan-deps=PATH] or TORCH_SYNC_SCAN_DEPS"
   fi
   command -v "$scan_deps" >/dev/null || die "clang-scan-deps program '$scan_deps' not found"
-  command -v python3 >/dev/null || die "python3 not found (it reads the compilation database)"
-  includers=$(python3 - "$scan_deps" "$build/compile_commands.json" "$header_filter" \
+  command -v "$python" >/dev/null || die "$python not found (it reads the compilation database)"
+  includers=$("$python" - "$scan_deps" "$build/compile_commands.json" "$header_filter" \
     "${headers[@]}" <<'PYTHON'
 import json, os, re, subprocess, sys
 
@@ -232,18 +243,17 @@ trap 'rm -rf "$out" "$out.part" "$compat"' EXIT
 # CUDA sources as nvcc parses them (as scan-project.sh does): the host prelude (empty outside
 # clang's CUDA mode) and, when a CUDA source is analysed, the kernel launches with spaced
 # chevrons below the current folder read in token form through an overlay.
-prelude=$repo/checker/cuda/torch-sync-cuda-host.h
 [ ! -f "$prelude" ] || args+=("--extra-arg=-include$prelude")
 if printf '%s\n' "${sources[@]}" | grep -q '\.cu$' && [[ " ${args[*]} " != *" --vfsoverlay"* && " ${args[*]} " != *" -vfsoverlay"* ]]; then
-  overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$compat" .) || exit 2
+  overlay=$("$python" -m torch_sync.cuda_launch_syntax --out "$compat" .) || exit 2
   [ -z "$overlay" ] || args+=("--vfsoverlay=$overlay")
 fi
-# Shared precompiled LibTorch headers (scripts/torch_pch.py): built for a compile command even
+# Shared precompiled LibTorch headers (torch_sync/torch_pch.py): built for a compile command even
 # when one source uses it (it serves the next commits), kept in --pch-dir. The sources are
 # analysed in groups of the same header, one clang-tidy each; a group whose header clang
 # rejects is analysed again without it.
 declare -A group=()
-if [ $pch = 1 ] && command -v python3 >/dev/null; then
+if [ $pch = 1 ] && command -v "$python" >/dev/null; then
   plan=(plan -p "$build" --tool "$tidy" --min-units 1 --quiet --label "torch-sync pre-commit")
   [ -z "$pch_dir" ] || plan+=(--dir "$pch_dir")
   for ((k = 0; k < ${#args[@]}; k++)); do
@@ -253,13 +263,13 @@ if [ $pch = 1 ] && command -v python3 >/dev/null; then
     esac
   done
   # Each line: the header (empty for none), a tab, the source. ('@': bash's keys cannot be empty.)
-  if planned=$(python3 "$repo/scripts/torch_pch.py" "${plan[@]}" -- "${sources[@]}") &&
+  if planned=$("$python" -m torch_sync.torch_pch "${plan[@]}" -- "${sources[@]}") &&
      [ "$(grep -c $'\t' <<<"$planned")" -eq ${#sources[@]} ]; then
     while IFS= read -r line; do
       group["@${line%%$'\t'*}"]+="${line#*$'\t'}"$'\n'
     done <<<"$planned"
   else
-    echo "torch-sync pre-commit: warning: no precompiled LibTorch headers (scripts/torch_pch.py failed); analysing without them" >&2
+    echo "torch-sync pre-commit: warning: no precompiled LibTorch headers (torch_sync.torch_pch failed); analysing without them" >&2
     group["@"]=$(printf '%s\n' "${sources[@]}")
   fi
 else
@@ -274,7 +284,7 @@ for key in "${!group[@]}"; do
   [ -z "$header" ] || with=("--extra-arg=-include-pch" "--extra-arg=$header")
   "$tidy" --quiet "${args[@]}" "${with[@]}" -p "$build" "${members[@]}" >"$out.part" 2>&1
   part=$?
-  if [ $part -ne 0 ] && [ -n "$header" ] && python3 "$repo/scripts/torch_pch.py" rejected "$out.part"; then
+  if [ $part -ne 0 ] && [ -n "$header" ] && "$python" -m torch_sync.torch_pch rejected "$out.part"; then
     "$tidy" --quiet "${args[@]}" -p "$build" "${members[@]}" >"$out.part" 2>&1
     part=$?
     echo "torch-sync: clang rejected the precompiled LibTorch headers; analysed without them" >>"$out.part"

@@ -2,9 +2,10 @@
 # Runs the torch-sync checks over a project's compilation database and writes the findings as
 # a SARIF 2.1.0 log, for GitHub code scanning and other SARIF viewers. Sources are only read:
 # clang-tidy runs with --export-fixes into a temporary folder (never --fix), and
-# scripts/tidy-to-sarif.py converts what it exported.
+# torch-sync-tidy-to-sarif (torch_sync.tidy_to_sarif) converts what it exported.
 #
-# Usage: scripts/sarif.sh -p BUILD_DIR [options] [FILE...] [-- CLANG_TIDY_ARG...]
+# Usage: torch-sync-sarif -p BUILD_DIR [options] [FILE...] [-- CLANG_TIDY_ARG...]
+#        (in a torch-sync checkout: scripts/sarif.sh, the same options)
 #
 #   -p BUILD_DIR        the folder holding compile_commands.json (or the file itself)
 #   FILE...             sources to analyse (default: every source of the compilation database
@@ -19,21 +20,21 @@
 #                       a stock clang-tidy-N works with '-- -load=.../libTorchSyncChecks.so'
 #   -j, --jobs N        files analysed at a time (default: the number of cores)
 #   --baseline OLD      compare with the SARIF log OLD (e.g. the main branch's) through
-#                       scripts/sarif-baseline.py: each result of the log written gets
+#                       torch-sync-sarif-baseline: each result of the log written gets
 #                       baselineState 'new' or 'unchanged', the new findings are printed on
 #                       stderr, and the exit status is 1 when some finding is new
 #   --absent            with --baseline, also add OLD's findings that are gone, as 'absent'
 #   --no-cuda-compat    do not force-include checker/cuda/torch-sync-cuda-host.h (nvcc's host
 #                       min/max) nor show clang the kernel launches written with spaced
-#                       chevrons below --srcroot in token form (scripts/cuda_launch_syntax.py)
+#                       chevrons below --srcroot in token form (torch_sync.cuda_launch_syntax)
 #   --shard K/N         analyse shard K of N of the files (sorted by path relative to --srcroot,
-#                       every N-th from the K-th), for a CI matrix; scripts/sarif-merge.py joins
+#                       every N-th from the K-th), for a CI matrix; torch-sync-sarif-merge joins
 #                       the shards' logs into the log of one run (docs/ci.md)
 #   --pch-dir DIR       where the precompiled LibTorch headers are kept (default
 #                       ${XDG_CACHE_HOME:-$HOME/.cache}/torch-sync/pch)
 #   --no-pch            parse LibTorch's headers in every file: by default, the LibTorch header
 #                       that the files start with is precompiled once per distinct compile
-#                       command (scripts/torch_pch.py, as scan-project.sh does) and each file is
+#                       command (torch_sync.torch_pch, as scan-project.sh does) and each file is
 #                       analysed with it, with the same findings; files it cannot serve are
 #                       analysed without one, and stderr says how many and why
 #   -- ARG...           passed to every clang-tidy run, e.g. --config-file=F, -load=PLUGIN,
@@ -55,7 +56,17 @@
 # writes the log, without baselineState).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# This script is package data of the Python package torch_sync (torch_sync/shell/): it runs the package's
+# modules as "$python" -m torch_sync.X (TORCH_SYNC_PYTHON, default python3) with the folder that holds the
+# package on PYTHONPATH, and reads the CUDA host prelude from the package (data/cuda/, installed) or from
+# the torch-sync checkout the package sits in (python/torch_sync/ there; checker/cuda/).
+package=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export PYTHONPATH="$(dirname "$package")${PYTHONPATH:+:$PYTHONPATH}"
+python=${TORCH_SYNC_PYTHON:-python3}
+checkout=$(dirname "$(dirname "$package")")
+[ "$(basename "$(dirname "$package")")" = python ] && [ -d "$checkout/checker" ] || checkout=""
+prelude=$package/data/cuda/torch-sync-cuda-host.h
+[ -f "$prelude" ] || prelude=$checkout/checker/cuda/torch-sync-cuda-host.h
 die() { echo "sarif: error: $*" >&2; exit 2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 need() { [ $# -ge 2 ] && [ -n "$2" ] || die "option $1 needs a value (see --help)"; }
@@ -101,7 +112,7 @@ db=$build
 build=$(cd "$(dirname "$db")" && pwd)
 [ -d "$srcroot" ] || die "--srcroot '$srcroot' is not a folder"
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, got '$jobs'"
-command -v python3 >/dev/null || die "python3 not found"
+command -v "$python" >/dev/null || die "$python not found"
 [ -z "$baseline" ] || [ -f "$baseline" ] || die "--baseline '$baseline': no such file"
 [ $absent = 0 ] || [ -n "$baseline" ] || die "--absent needs --baseline OLD"
 if [ -n "$shard" ]; then
@@ -123,8 +134,10 @@ done
 if [ -z "$tidy" ]; then
   if command -v torch-sync-tidy >/dev/null; then
     tidy=torch-sync-tidy
+  elif [ -n "${TORCH_SYNC_BUILD_ROOT:-}$checkout" ]; then
+    tidy=${TORCH_SYNC_BUILD_ROOT:-$checkout/build}/llvm-22/checker/torch-sync-tidy
   else
-    tidy=${TORCH_SYNC_BUILD_ROOT:-$repo/build}/llvm-22/checker/torch-sync-tidy
+    tidy=torch-sync-tidy
   fi
 fi
 if ! command -v "$tidy" >/dev/null; then
@@ -132,11 +145,11 @@ if ! command -v "$tidy" >/dev/null; then
 fi
 # A bad baseline fails before the analysis, not after it.
 if [ -n "$baseline" ]; then
-  python3 "$repo/scripts/sarif-baseline.py" --baseline "$baseline" --check-baseline-only || exit 2
+  "$python" -m torch_sync.sarif_baseline --baseline "$baseline" --check-baseline-only || exit 2
 fi
 
 if [ ${#files[@]} -eq 0 ]; then
-  list=$(python3 - "$db" "$srcroot" <<'EOF'
+  list=$("$python" - "$db" "$srcroot" <<'EOF'
 import json, os, sys
 db, root = sys.argv[1], os.path.realpath(sys.argv[2])
 try:
@@ -164,7 +177,7 @@ fi
 if [ -n "$shard" ]; then
   # As scan-project.sh shards: sorted by path relative to the source root, every N-th from the K-th.
   total=${#files[@]}
-  mapfile -t files < <(python3 -c '
+  mapfile -t files < <("$python" -c '
 import os, sys
 root, (k, n), files = os.path.realpath(sys.argv[1]), map(int, sys.argv[2].split("/")), sys.argv[3:]
 ordered = sorted(files, key=lambda f: os.path.relpath(os.path.realpath(f), root))
@@ -181,9 +194,9 @@ mkdir -p "$tmp/fixes" "$tmp/out"
 # clang's CUDA mode) and the kernel launches with spaced chevrons below --srcroot, read in token
 # form through an overlay. Skipped where the arguments bring their own --vfsoverlay.
 if [ $cuda_compat = 1 ]; then
-  tidy_args+=("--extra-arg=-include$repo/checker/cuda/torch-sync-cuda-host.h")
+  [ ! -f "$prelude" ] || tidy_args+=("--extra-arg=-include$prelude")
   if [[ " ${tidy_args[*]} " != *" --vfsoverlay"* && " ${tidy_args[*]} " != *" -vfsoverlay"* ]]; then
-    overlay=$(python3 "$repo/scripts/cuda_launch_syntax.py" --out "$tmp/cuda-launch" "$srcroot") || exit 2
+    overlay=$("$python" -m torch_sync.cuda_launch_syntax --out "$tmp/cuda-launch" "$srcroot") || exit 2
     [ -z "$overlay" ] || tidy_args+=("--vfsoverlay=$overlay")
   fi
 fi
@@ -202,7 +215,7 @@ if [ $pch = 1 ]; then
       --extra-arg-before|-extra-arg-before) plan+=(--extra-arg-before="${tidy_args[$((k + 1))]:-}"); k=$((k + 1)) ;;
     esac
   done
-  mapfile -t pchs < <(python3 "$repo/scripts/torch_pch.py" "${plan[@]}" -- "${files[@]}" | cut -f1)
+  mapfile -t pchs < <("$python" -m torch_sync.torch_pch "${plan[@]}" -- "${files[@]}" | cut -f1)
 fi
 
 run_one() {  # run_one INDEX FILE
@@ -212,7 +225,7 @@ run_one() {  # run_one INDEX FILE
     >"$tmp/out/$1.txt" 2>&1 || rc=$?
   # A precompiled header that clang rejects (a file it read changed since the plan): the file
   # is analysed again without it.
-  if [ "$rc" != 0 ] && [ ${#with[@]} -gt 0 ] && python3 "$repo/scripts/torch_pch.py" rejected "$tmp/out/$1.txt"; then
+  if [ "$rc" != 0 ] && [ ${#with[@]} -gt 0 ] && "$python" -m torch_sync.torch_pch rejected "$tmp/out/$1.txt"; then
     rc=0
     rm -f "$tmp/fixes/$1.yaml"
     "$tidy" "${tidy_args[@]}" -p "$build" --export-fixes="$tmp/fixes/$1.yaml" "$2" \
@@ -241,13 +254,13 @@ done
 # then marked in place, so that a failed comparison leaves the unmarked log written.
 converted=$output
 [ -z "$baseline" ] || [ "$output" != - ] || converted=$tmp/log.sarif
-convert=(python3 "$repo/scripts/tidy-to-sarif.py" "$tmp/fixes" --srcroot "$srcroot" -o "$converted" "${unexported[@]}")
+convert=("$python" -m torch_sync.tidy_to_sarif "$tmp/fixes" --srcroot "$srcroot" -o "$converted" "${unexported[@]}")
 [ -n "$docs_url" ] && convert+=(--docs-url "$docs_url")
 "${convert[@]}" || exit 2
 
 new_findings=0
 if [ -n "$baseline" ]; then
-  compare=(python3 "$repo/scripts/sarif-baseline.py" --baseline "$baseline" "$converted")
+  compare=("$python" -m torch_sync.sarif_baseline --baseline "$baseline" "$converted")
   [ $absent = 0 ] || compare+=(--absent)
   rc=0
   if [ "$output" = - ]; then

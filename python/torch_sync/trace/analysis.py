@@ -12,10 +12,9 @@ time they cost and the waits no finding explains.
 import collections
 import os
 
-import attribution
-import gap_finder
-from findings_join import findings_at
-from source_lines import SourceLines
+from . import attribution, gap_finder
+from .findings_join import findings_at
+from .source_lines import SourceLines
 
 
 class AnalysisError(Exception):

@@ -22,14 +22,11 @@ Returns:
 
 import bisect
 import collections
-import os
 import re
-import sys
 
 # The facts' one list of waiting CUDA calls (checker/facts/sync-facts.yaml, cuda_waits), generated into
-# runtime-verify/cuda_waits.py.
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import cuda_waits  # noqa: E402
+# torch_sync/cuda_waits.py.
+from .. import cuda_waits
 
 # Kinds of wait after which the host waited whatever the call's activity: synchronizes, frees (their
 # stream-ordered *Async forms aside) and unregistrations.

@@ -1,6 +1,8 @@
 """The command line of torch-sync-trace: reads the traces, runs the analysis, writes the outputs.
+Manual: docs/trace.md. Run as torch-sync-trace, python3 -m torch_sync.trace.cli, or scripts/torch-sync-trace
+in a checkout.
 
-Takes: sys.argv (see usage()). Returns an exit status: 0 done, 2 unreadable or unusable input
+main() takes sys.argv (see parse_args()). Returns an exit status: 0 done, 2 unreadable or unusable input
 (one line "torch-sync-trace: error: ..." per problem on stderr, and no output written).
 An output (--json, --svg, --rewrite) that is one of the input files is refused; each output is
 written to a temporary file in its folder and moved into place only once all are written, so a
@@ -13,15 +15,39 @@ import os
 import sys
 import tempfile
 
-import analysis
-import report
-import svg_timeline
-import trace_rewrite
-from findings_join import FindingsError, load_findings
-from source_lines import StacksError, load_stacks
-from trace_reader import TraceError, read_trace
+from . import analysis, report, svg_timeline, trace_rewrite
+from .findings_join import FindingsError, load_findings
+from .source_lines import StacksError, load_stacks
+from .trace_reader import TraceError, read_trace
 
 PROG = "torch-sync-trace"
+# Debian's python3-ijson (scripts/install-deps.sh) serves Debian's Python: where the python3 that runs this
+# lacks ijson (a virtual environment, pyenv), run on /usr/bin/python3 instead when that one has it, so that
+# large traces are still read in bounded memory.
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def rerun_where_ijson_is(argv):
+    """Replaces this process with DEBIAN_PYTHON -m torch_sync.trace.cli ARGV when this Python lacks ijson and
+    that one has it (and can import this package, through PYTHONPATH); returns otherwise."""
+    if os.environ.get("TORCH_SYNC_TRACE_NO_IJSON") or os.environ.get("TORCH_SYNC_TRACE_RERUN"):
+        return
+    try:
+        import ijson  # noqa: F401 (only whether it is there)
+        return
+    except ImportError:
+        pass
+    if not os.access(DEBIAN_PYTHON, os.X_OK) or os.path.realpath(sys.executable) == os.path.realpath(DEBIAN_PYTHON):
+        return
+    import subprocess
+    if subprocess.run([DEBIAN_PYTHON, "-c", "import ijson"], capture_output=True).returncode != 0:
+        return
+    from .. import resources
+    env = resources.python_env()
+    env["TORCH_SYNC_TRACE_RERUN"] = "1"
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(DEBIAN_PYTHON, [DEBIAN_PYTHON, "-m", __package__ + ".cli"] + argv, env)
 
 
 def parse_args(argv):
@@ -180,7 +206,20 @@ def write_outputs(args, options, analyses, findings, files):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """The command: ARGV (default: the command line's) run on a Python that has ijson where this one lacks it;
+    returns the exit status (130 on an interrupt, 0 when stdout's reader went away)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    rerun_where_ijson_is(argv)
+    try:
+        return run(argv)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def run(argv):
+    args = parse_args(argv)
     options = analysis.Options(args.threshold_us, args.window, args.tolerance_us, args.async_margin_us)
     errors = output_clashes(args)
     if not errors:
@@ -203,3 +242,7 @@ def main(argv=None):
     finally:
         files.discard()
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

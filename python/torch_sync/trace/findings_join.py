@@ -21,7 +21,7 @@ import json
 import os
 import urllib.parse
 
-from source_lines import split_location
+from .source_lines import split_location
 
 # path: the file as resolved (for matching); shown: as the report prints it (the URI relative to its
 # uriBaseId, or the path relative to the current folder when it lies below it).
@@ -176,7 +176,7 @@ def yaml_diagnostic(diagnostic, lines, origin):
     name, text = diagnostic.get("DiagnosticName", "?"), message.get("Message", "")
     text = text if isinstance(text, str) else str(text)
     # The remedy is a note at the finding ("consider ..."); a report line gives it after the
-    # finding, as SARIF's message does (scripts/tidy-to-sarif.py).
+    # finding, as SARIF's message does (torch_sync/tidy_to_sarif.py).
     for note in diagnostic.get("Notes") or []:
         if isinstance(note, dict) and str(note.get("Message", "")).startswith("consider ") and \
                 note.get("FilePath") == message.get("FilePath") and \

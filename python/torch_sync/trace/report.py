@@ -5,7 +5,7 @@ Returns: text (summary_text, gaps_table) and the JSON document (json_report), wh
 documented in docs/trace.md: {"format": "torch-sync-trace-report", "version": 1, ...}.
 """
 
-import attribution
+from . import attribution
 
 REPORT_FORMAT = "torch-sync-trace-report"
 REPORT_VERSION = 1

@@ -27,7 +27,7 @@ import json
 import re
 import zlib
 
-from attribution import nesting
+from .attribution import nesting
 
 STACKS_FORMAT = "torch-sync-op-stacks"
 STACKS_VERSION = 1

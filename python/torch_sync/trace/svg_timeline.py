@@ -13,7 +13,7 @@ picture stays small however large the trace.
 import math
 from xml.sax.saxutils import escape
 
-import attribution
+from . import attribution
 
 WIDTH = 1200
 LEFT = 170

@@ -37,7 +37,7 @@ import os
 import sys
 import zlib
 
-from attribution import may_block
+from .attribution import may_block
 
 SUPPORTED_SCHEMA_VERSIONS = (1,)
 GPU_ACTIVITY_CATEGORIES = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}

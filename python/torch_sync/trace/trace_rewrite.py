@@ -16,7 +16,7 @@ The copy is written event by event (the input streamed again), so memory stays b
 import gzip
 import json
 
-from trace_reader import hashable, integer_or_none, iter_events, thread_key, top_level_parts
+from .trace_reader import hashable, integer_or_none, iter_events, thread_key, top_level_parts
 
 TRACK_NAME = "host waits of %s [torch-sync-trace]"
 

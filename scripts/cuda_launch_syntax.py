@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""torch_sync.cuda_launch_syntax from this checkout, without installing it: python/torch_sync/cuda_launch_syntax.py."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "python"))
+from torch_sync.cuda_launch_syntax import main  # noqa: E402 (after the path is set)
+
+sys.exit(main())

@@ -1,0 +1,9 @@
+#!/usr/bin/env python3
+"""torch-sync-merge-facts from this checkout, without installing it: python/torch_sync/merge_project_facts.py."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "python"))
+from torch_sync.merge_project_facts import main  # noqa: E402 (after the path is set)
+
+sys.exit(main())
