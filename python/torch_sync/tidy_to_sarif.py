@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Converts clang-tidy's exported diagnostics (--export-fixes YAML) into SARIF 2.1.0.
 
 Usage: tidy-to-sarif.py [options] INPUT...
@@ -14,7 +13,7 @@ Usage: tidy-to-sarif.py [options] INPUT...
                    https://github.com/OWNER/torch-sync/blob/main/docs/checks/ ; each
                    torch-sync-<name> rule then gets helpUri URL<name>.md (without it, no helpUri)
   --docs-dir DIR   torch-sync's docs/checks folder, read for each rule's description and help
-                   text (default: docs/checks next to this script's folder, if present)
+                   text (default: the one shipped with this package, else the checkout's)
   --tool-name N    the tool's name in the log (default: torch-sync)
   --failed-unit STATUS FILE
                    a translation unit clang-tidy failed on (exit status STATUS) without
@@ -29,7 +28,7 @@ rewrite that changes the program's meaning, which clang-tidy applies with --fix-
 a fix of its own, described by the note. Each check becomes a rule in tool.driver.rules.
 Each result gets partialFingerprints that survive line moves: "torchSync/v1" (a hash of the
 check, the file's path, the flagged line's text with whitespace collapsed and the occurrence
-among results that share these; scripts/sarif-baseline.py matches on it) and, for files below
+among results that share these; torch-sync-sarif-baseline matches on it) and, for files below
 the source root that are UTF-8, GitHub's "primaryLocationLineHash" computed as GitHub's
 upload-sarif does (see docs/ci.md, "Only new findings").
 Sources are read only, to turn clang-tidy's byte offsets into lines and columns and to hash
@@ -56,6 +55,8 @@ import pathlib
 import re
 import sys
 import urllib.parse
+
+from . import resources
 
 try:
     import yaml
@@ -532,7 +533,7 @@ def _first_paragraph(markdown):
     return " ".join(para)
 
 
-def main(argv):
+def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="tidy-to-sarif.py",
         description="Convert clang-tidy --export-fixes YAML into a SARIF 2.1.0 log.")
@@ -541,10 +542,9 @@ def main(argv):
     parser.add_argument("-o", "--output", default="-", help="SARIF file (default: stdout)")
     parser.add_argument("--srcroot", default=".", help="source root (default: .)")
     parser.add_argument("--docs-url", default="", help="base URL of torch-sync's docs/checks/")
-    default_docs = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
-                                "docs", "checks")
     parser.add_argument("--docs-dir", default=None,
-                        help="torch-sync's docs/checks folder (default: next to this script)")
+                        help="torch-sync's docs/checks folder (default: the one shipped with this package, "
+                             "or its checkout's)")
     parser.add_argument("--tool-name", default="torch-sync", help="tool name in the log")
     parser.add_argument("--failed-unit", nargs=2, action="append", default=[], metavar=("STATUS", "FILE"),
                         help="a translation unit clang-tidy failed on with exit status STATUS "
@@ -565,7 +565,7 @@ def main(argv):
             args.docs_url += "/"
     docs_dir = args.docs_dir
     if docs_dir is None:
-        docs_dir = os.path.normpath(default_docs) if os.path.isdir(default_docs) else ""
+        docs_dir = resources.docs_checks() or ""
     elif not os.path.isdir(docs_dir):
         print("tidy-to-sarif: error: --docs-dir '%s' is not a folder" % docs_dir,
               file=sys.stderr)
@@ -605,4 +605,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
