@@ -5,6 +5,7 @@ docs/, ...), where they are read from the tree.
   path(packaged, in_checkout)   the first that exists of PACKAGE/data/<packaged> and
                                 <checkout>/<in_checkout>, else None
   checkout()                    the checkout this package is in, or None when installed
+  executable(name)              the wheel's torch-sync-tidy or torch-sync-clangd (torch_sync/bin), or None
 """
 
 import os
@@ -51,3 +52,13 @@ def python_env(env=None):
     parent = os.path.dirname(PACKAGE)
     env["PYTHONPATH"] = os.pathsep.join([parent] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     return env
+
+
+def executable(name):
+    """The wheel's executable NAME (torch-sync-tidy, torch-sync-clangd; _binaries.py), or None: a checkout (its
+    build tree has them) or a package installed without them."""
+    try:
+        from . import _binaries
+    except ImportError:
+        return None
+    return _binaries.executable(name)

@@ -163,7 +163,7 @@ import sysconfig
 import time
 import traceback
 
-from . import _binaries, resources, scan_report
+from . import resources, scan_report
 from .scan_report import die
 
 # The torch-sync checkout this package is in (its build/ holds the checker), or None when installed.
@@ -419,7 +419,7 @@ def checker(a):
         tidy = resolved(a.tidy_binary)
     elif not (a.checker_build or os.environ.get("TORCH_SYNC_BUILD_ROOT") or REPO):
         # An installed package, no build folder named: the wheel's torch-sync-tidy, else the one on PATH.
-        tidy = _binaries.executable("torch-sync-tidy") or shutil.which("torch-sync-tidy")
+        tidy = resources.executable("torch-sync-tidy") or shutil.which("torch-sync-tidy")
         if not tidy or (a.tool == "plugin" and a.tool_named):
             die("no torch-sync build to take %s from: pass --tidy-binary PATH (a torch-sync-tidy), or "
                 "--checker-build DIR (a torch-sync build folder)" % (

@@ -9,11 +9,11 @@ def run(script, argv=None):
     with TORCH_SYNC_PYTHON naming this Python so that the script runs the package's modules on it, and, unless
     set, TORCH_SYNC_TIDY naming the wheel's torch-sync-tidy where this package has one; returns only when bash
     cannot be started (exit status 127)."""
-    from .. import _binaries
+    from .. import resources
     argv = sys.argv[1:] if argv is None else list(argv)
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), script)
     env = dict(os.environ, TORCH_SYNC_PYTHON=sys.executable)
-    tidy = _binaries.executable("torch-sync-tidy")
+    tidy = resources.executable("torch-sync-tidy")
     if tidy and not env.get("TORCH_SYNC_TIDY"):
         env["TORCH_SYNC_TIDY"] = tidy
     sys.stdout.flush()
