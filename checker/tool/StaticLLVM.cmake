@@ -110,6 +110,7 @@ endforeach()
 
 # For the executables: the shims, and the C++ runtime linked in.
 set(TORCH_SYNC_STATIC_LINK_SHIMS ${CMAKE_CURRENT_LIST_DIR}/StaticLinkShims.cpp)
+# --gc-sections drops the archives' unreferenced sections (LLVM builds them with -ffunction-sections).
 # The archives name each other in no order a single pass can follow (their link interfaces were written
 # for the shared libraries): lld resolves symbols across all of them, whatever their order.
 find_program(TORCH_SYNC_LLD NAMES ld.lld-${LLVM_VERSION_MAJOR} ld.lld HINTS ${LLVM_TOOLS_BINARY_DIR})
@@ -117,6 +118,6 @@ if(NOT TORCH_SYNC_LLD)
   message(FATAL_ERROR "torch-sync: TORCH_SYNC_STATIC_LLVM links with lld, which was not found "
                       "(Debian: apt-get install lld-${LLVM_VERSION_MAJOR})")
 endif()
-set(TORCH_SYNC_STATIC_LINK_OPTIONS -static-libstdc++ --ld-path=${TORCH_SYNC_LLD})
+set(TORCH_SYNC_STATIC_LINK_OPTIONS -static-libstdc++ --ld-path=${TORCH_SYNC_LLD} -Wl,--gc-sections)
 message(STATUS "torch-sync: linking the tools statically against ${LLVM_LIBRARY_DIR}'s "
                "${CMAKE_STATIC_LIBRARY_PREFIX}LLVM*/clang* archives")

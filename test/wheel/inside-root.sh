@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs inside the clean root (clean-root.sh copies it to /work and runs it under chroot): installs the wheel
+# as a user does and runs each tool once, writing what each printed to /out (clean-root.checks asserts it).
+set -uo pipefail
+export HOME=/root LANG=C.UTF-8
+# No index: the wheel, and for pre-commit's own environment pip's build tools, come from these folders.
+export PIP_NO_INDEX=1 PIP_FIND_LINKS="/wheels /wheels/pre-commit" PIP_DISABLE_PIP_VERSION_CHECK=1
+inc=/opt/libtorch/include
+step() { echo "clean-root: $*"; }
+
+step "what the root lacks"
+{
+  for tool in cc c++ gcc g++ clang clang++ clang-tidy clangd ld pre-commit; do
+    command -v "$tool" >/dev/null && echo "present: $tool" || echo "absent: $tool"
+  done
+  ls -d /usr/lib/llvm-* 2>/dev/null | sed 's/^/present: /'
+  find / -xdev \( -name 'libLLVM*' -o -name 'libclang*' \) -print 2>/dev/null | sed 's/^/present: /'
+} > /out/root.txt
+
+step "pre-commit into a virtual environment of its own"
+python3 -m venv /tools && /tools/bin/pip install --find-links /wheels/pre-commit pre-commit > /out/pip-pre-commit.txt 2>&1 ||
+  { cat /out/pip-pre-commit.txt; exit 1; }
+export PATH=$PATH:/tools/bin
+
+step "pip install the wheel into a fresh virtual environment"
+python3 -m venv /venv
+/venv/bin/pip install /wheels/torch_sync-*.whl > /out/pip.txt 2>&1 || { cat /out/pip.txt; exit 1; }
+export PATH=/venv/bin:$PATH
+
+step "torch-sync-tidy --version"
+torch-sync-tidy --version > /out/version.txt 2>&1
+echo "exit $?" >> /out/version.txt
+ldd "$(python3 -c 'import torch_sync._binaries as b; print(b.executable("torch-sync-tidy"))')" \
+    "$(python3 -c 'import torch_sync._binaries as b; print(b.executable("torch-sync-clangd"))')" > /out/ldd.txt 2>&1
+
+step "torch-sync-tidy on a sample (<torch/torch.h>)"
+torch-sync-tidy --checks='-*,torch-sync-*' /work/sample/metrics.cpp -- -std=c++17 -isystem "$inc" \
+  -isystem "$inc/torch/csrc/api/include" > /out/sample.txt 2>&1
+echo "exit $?" >> /out/sample.txt
+
+step "torch-sync-tidy -p on a CMake project's compilation database"
+torch-sync-tidy --checks='-*,torch-sync-*' -p /work/cmake-project/build /work/cmake-project/scores.cpp \
+  > /out/cmake.txt 2>&1
+echo "exit $?" >> /out/cmake.txt
+
+step "torch-sync-clangd over LSP"
+(cd /work/editor && XDG_CONFIG_HOME=/work/editor/xdg python3 /work/lsp-check.py --clangd torch-sync-clangd t.cpp) \
+  > /out/lsp.txt 2>&1
+echo "exit $?" >> /out/lsp.txt
+
+step "pre-commit: a commit with a sync, then its sync-free twin"
+cd /work/hook-project
+git add -A >/dev/null && git -c user.name=t -c user.email=t@t commit -qm sync
+pre-commit run --all-files > /out/pre-commit-sync.txt 2>&1
+echo "exit $?" >> /out/pre-commit-sync.txt
+cp /work/threshold-fixed.cpp threshold.cpp && git add -A && git -c user.name=t -c user.email=t@t commit -qm fixed
+pre-commit run --all-files > /out/pre-commit-fixed.txt 2>&1
+echo "exit $?" >> /out/pre-commit-fixed.txt
+step "done"
