@@ -117,5 +117,24 @@ if [[ " ${versions[*]} " == *" 22 "* ]]; then
     status=1
   fi
   stage_done "samples with precompiled headers"
+  # The wheel (pyproject.toml), built once and installed where nothing else is: test/wheel/clean-root.sh
+  # runs torch-sync-tidy, torch-sync-clangd over LSP and the pre-commit hook from it in a debootstrapped
+  # Debian root with no LLVM and no compiler (it needs root for debootstrap and chroot).
+  echo "test: the wheel (scripts/build-wheel.sh, test/wheel/clean-root.sh)"
+  sudo=$([ "$(id -u)" = 0 ] || echo sudo)
+  if "$repo/scripts/build-wheel.sh" "$build_root/wheelhouse" > "$build_root/build-wheel.log" 2>&1; then
+    grep '^build-wheel:' "$build_root/build-wheel.log"
+    stage_done "build the wheel"
+    if ! $sudo "$repo/test/wheel/clean-root.sh" "$(ls "$build_root"/wheelhouse/torch_sync-*.whl)" \
+         "$build_root/clean-root"; then
+      echo "test: FAILED: the wheel in a clean root (above)" >&2
+      status=1
+    fi
+    stage_done "the wheel in a clean root"
+  else
+    tail -40 "$build_root/build-wheel.log" >&2
+    echo "test: FAILED: scripts/build-wheel.sh (log: $build_root/build-wheel.log)" >&2
+    status=1
+  fi
 fi
 exit $status

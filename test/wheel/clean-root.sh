@@ -3,7 +3,8 @@
 # python3-venv, git and the C++ standard library's headers; no LLVM and no compiler), installs
 # the torch-sync wheel there into a fresh virtual environment, and runs, as a user would
 # (inside-root.sh): torch-sync-tidy --version, torch-sync-tidy on a sample that includes <torch/torch.h>
-# and on a small CMake project's compilation database, torch-sync-clangd over LSP on one file, and the
+# and on a small CMake project's compilation database, torch-sync-sarif on that project,
+# torch-sync-clangd over LSP on one file, and the
 # pre-commit hook with the real pre-commit, which installs the wheel into the hook's own environment.
 # pre-commit comes from PyPI (downloaded here, installed there without an index): Debian's pre-commit
 # package depends on nodeenv, which depends on a C++ compiler.
@@ -46,10 +47,11 @@ fi
 rm -rf "$root/work" "$root/out" "$root/wheels" "$root/venv" "$root/tools" "$root/root/.cache/pre-commit"
 mkdir -p "$root/work/sample" "$root/work/editor/xdg" "$root/out" "$root/wheels" "$root/opt/libtorch"
 cp "$wheel" "$root/wheels/"
-# With them, what pip needs to build pre-commit's placeholder package for a local hook (setuptools, wheel).
-[ -d "$work/pre-commit-wheels" ] || python3 -m pip download -q -d "$work/pre-commit-wheels" pre-commit setuptools wheel ||
-  die "cannot download pre-commit's wheels from PyPI"
-cp -r "$work/pre-commit-wheels" "$root/wheels/pre-commit"
+# With them, the wheel's dependency (PyYAML) and what pip needs to build pre-commit's placeholder package
+# for a local hook (setuptools, wheel).
+[ -d "$work/deps" ] || python3 -m pip download -q -d "$work/deps" pre-commit pyyaml setuptools wheel ||
+  die "cannot download pre-commit's and PyYAML's wheels from PyPI"
+cp -r "$work/deps" "$root/wheels/deps"
 [ -d "$root/opt/libtorch/include/torch" ] || cp -a "$include" "$root/opt/libtorch/include"
 cp "$repo/samples/metrics.cpp" "$root/work/sample/"
 cp "$here/inside-root.sh" "$repo/scripts/lsp-check.py" "$here/Inputs/hook-project/threshold-fixed.cpp" "$root/work/"
@@ -86,7 +88,7 @@ done
 chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin /bin/bash /work/inside-root.sh
 
 status=0
-for part in root version ldd sample cmake lsp pre-commit-sync pre-commit-fixed; do
+for part in root version ldd sample cmake sarif lsp pre-commit-sync pre-commit-fixed; do
   prefix=$(echo "$part" | tr 'a-z-' 'A-Z_')
   if ! "$filecheck" --input-file="$root/out/$part.txt" --check-prefix="$prefix" "$here/clean-root.checks"; then
     echo "clean-root: $part: unexpected output ($root/out/$part.txt):" >&2

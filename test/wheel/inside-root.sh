@@ -3,8 +3,9 @@
 # as a user does and runs each tool once, writing what each printed to /out (clean-root.checks asserts it).
 set -uo pipefail
 export HOME=/root LANG=C.UTF-8
-# No index: the wheel, and for pre-commit's own environment pip's build tools, come from these folders.
-export PIP_NO_INDEX=1 PIP_FIND_LINKS="/wheels /wheels/pre-commit" PIP_DISABLE_PIP_VERSION_CHECK=1
+# No index: the wheel and its dependency (PyYAML), pre-commit and the build tools pip needs for
+# pre-commit's hook environment come from these folders.
+export PIP_NO_INDEX=1 PIP_FIND_LINKS="/wheels /wheels/deps" PIP_DISABLE_PIP_VERSION_CHECK=1
 inc=/opt/libtorch/include
 step() { echo "clean-root: $*"; }
 
@@ -18,7 +19,7 @@ step "what the root lacks"
 } > /out/root.txt
 
 step "pre-commit into a virtual environment of its own"
-python3 -m venv /tools && /tools/bin/pip install --find-links /wheels/pre-commit pre-commit > /out/pip-pre-commit.txt 2>&1 ||
+python3 -m venv /tools && /tools/bin/pip install pre-commit > /out/pip-pre-commit.txt 2>&1 ||
   { cat /out/pip-pre-commit.txt; exit 1; }
 export PATH=$PATH:/tools/bin
 
@@ -42,6 +43,17 @@ step "torch-sync-tidy -p on a CMake project's compilation database"
 torch-sync-tidy --checks='-*,torch-sync-*' -p /work/cmake-project/build /work/cmake-project/scores.cpp \
   > /out/cmake.txt 2>&1
 echo "exit $?" >> /out/cmake.txt
+
+step "torch-sync-sarif on the CMake project"
+(cd /work/cmake-project && torch-sync-sarif -p build --srcroot . -o /out/scores.sarif) > /out/sarif.txt 2>&1
+echo "exit $?" >> /out/sarif.txt
+python3 -c 'import json, sys
+log = json.load(open("/out/scores.sarif"))
+for r in log["runs"][0]["results"]:
+    loc = r["locations"][0]["physicalLocation"]
+    print("result:", r["ruleId"], loc["artifactLocation"]["uri"], loc["region"]["startLine"])
+for rule in log["runs"][0]["tool"]["driver"]["rules"]:
+    print("rule:", rule["id"], "help" if rule.get("help", {}).get("markdown") else "no help")' >> /out/sarif.txt 2>&1
 
 step "torch-sync-clangd over LSP"
 (cd /work/editor && XDG_CONFIG_HOME=/work/editor/xdg python3 /work/lsp-check.py --clangd torch-sync-clangd t.cpp) \
