@@ -692,7 +692,8 @@ def clangxx_for(tool):
     m = re.search(r"LLVM version (\d+)\.(\d+)\.(\d+)", ver)
     if not m:
         return None
-    for name in ("clang++-" + m.group(1), "clang++"):
+    # torch-sync-clang: the wheel's compiler (the same Clang as its torch-sync-tidy), where no clang++ is installed.
+    for name in ("clang++-" + m.group(1), "clang++", "torch-sync-clang"):
         exe = shutil.which(name)
         if exe:
             cv = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -44,7 +44,7 @@ if [ ! -x "$root/usr/bin/git" ]; then
 fi
 
 # What the tools run on, at the paths the compile commands name inside the root.
-rm -rf "$root/work" "$root/out" "$root/wheels" "$root/venv" "$root/tools" "$root/root/.cache/pre-commit"
+rm -rf "$root/work" "$root/out" "$root/wheels" "$root/venv" "$root/tools" "$root/root/.cache"
 mkdir -p "$root/work/sample" "$root/work/editor/xdg" "$root/out" "$root/wheels" "$root/opt/libtorch"
 cp "$wheel" "$root/wheels/"
 # With them, the wheel's dependency (PyYAML) and what pip needs to build pre-commit's placeholder package
@@ -54,7 +54,8 @@ cp "$wheel" "$root/wheels/"
 cp -r "$work/deps" "$root/wheels/deps"
 [ -d "$root/opt/libtorch/include/torch" ] || cp -a "$include" "$root/opt/libtorch/include"
 cp "$repo/samples/metrics.cpp" "$root/work/sample/"
-cp "$here/inside-root.sh" "$repo/scripts/lsp-check.py" "$here/Inputs/hook-project/threshold-fixed.cpp" "$root/work/"
+cp "$here/inside-root.sh" "$repo/scripts/lsp-check.py" "$here/Inputs/hook-project/threshold-fixed.cpp" \
+  "$here/Inputs/hook-project/threshold-sync.h" "$root/work/"
 # The CMake project is configured here (the root has no CMake and no compiler) for its compilation database.
 cp -r "$here/Inputs/cmake-project" "$root/work/cmake-project"
 cmake -S "$root/work/cmake-project" -B "$root/work/cmake-project/build" -DTORCH_INCLUDE=/opt/libtorch/include \
@@ -67,7 +68,7 @@ sed -e "s|@DIR@|/work/editor|g" -e "s|@FLAGS@|-std=c++17 -isystem /opt/libtorch/
   "$repo/test/tool/Inputs/clangd/compile_commands.json.in" > "$root/work/editor/compile_commands.json"
 # The pre-commit project: a git repository with the docs' .pre-commit-config.yaml.
 mkdir -p "$root/work/hook-project/build"
-cp "$here/Inputs/hook-project/threshold.cpp" "$root/work/hook-project/"
+cp "$here/Inputs/hook-project/threshold.cpp" "$here/Inputs/hook-project/threshold.h" "$root/work/hook-project/"
 cp "$here/Inputs/hook-project/pre-commit-config.yaml" "$root/work/hook-project/.pre-commit-config.yaml"
 sed -e "s|@DIR@|/work/hook-project|g" -e "s|@TORCH_INCLUDE@|/opt/libtorch/include|g" \
   "$here/Inputs/hook-project/compile_commands.json.in" > "$root/work/hook-project/build/compile_commands.json"
@@ -88,7 +89,7 @@ done
 chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin /bin/bash /work/inside-root.sh
 
 status=0
-for part in root version ldd sample cmake sarif lsp pre-commit-sync pre-commit-fixed; do
+for part in root version ldd sample cmake sarif lsp pre-commit-sync pre-commit-fixed pre-commit-header; do
   prefix=$(echo "$part" | tr 'a-z-' 'A-Z_')
   if ! "$filecheck" --input-file="$root/out/$part.txt" --check-prefix="$prefix" "$here/clean-root.checks"; then
     echo "clean-root: $part: unexpected output ($root/out/$part.txt):" >&2

@@ -31,8 +31,7 @@ export PATH=/venv/bin:$PATH
 step "torch-sync-tidy --version"
 torch-sync-tidy --version > /out/version.txt 2>&1
 echo "exit $?" >> /out/version.txt
-ldd "$(python3 -c 'import torch_sync._binaries as b; print(b.executable("torch-sync-tidy"))')" \
-    "$(python3 -c 'import torch_sync._binaries as b; print(b.executable("torch-sync-clangd"))')" > /out/ldd.txt 2>&1
+ldd "$(python3 -c 'import torch_sync._binaries as b; print(b.EXECUTABLE)')" > /out/ldd.txt 2>&1
 
 step "torch-sync-tidy on a sample (<torch/torch.h>)"
 torch-sync-tidy --checks='-*,torch-sync-*' /work/sample/metrics.cpp -- -std=c++17 -isystem "$inc" \
@@ -68,4 +67,10 @@ echo "exit $?" >> /out/pre-commit-sync.txt
 cp /work/threshold-fixed.cpp threshold.cpp && git add -A && git -c user.name=t -c user.email=t@t commit -qm fixed
 pre-commit run --all-files > /out/pre-commit-fixed.txt 2>&1
 echo "exit $?" >> /out/pre-commit-fixed.txt
+step "pre-commit: a change to a header only (torch-sync-scan-deps finds the source that includes it)"
+cp /work/threshold-sync.h threshold.h && git add -A && git -c user.name=t -c user.email=t@t commit -qm header
+pre-commit run --files threshold.h > /out/pre-commit-header.txt 2>&1
+echo "exit $?" >> /out/pre-commit-header.txt
+# The hook's precompiled LibTorch header, built by torch-sync-clang, kept in the cache for the next commits.
+ls /root/.cache/torch-sync/pch/*/libtorch.pch 2>&1 | sed 's|.*/|pch: |' >> /out/pre-commit-header.txt
 step "done"

@@ -21,7 +21,8 @@
 #                      PATH); a stock clang-tidy-N works with -load=.../libTorchSyncChecks.so
 #   --scan-deps PROGRAM
 #                      the clang-scan-deps that finds the sources including a header (default:
-#                      $TORCH_SYNC_SCAN_DEPS, else clang-scan-deps on PATH, else the newest
+#                      $TORCH_SYNC_SCAN_DEPS, else the wheel's torch-sync-scan-deps, else
+#                      clang-scan-deps on PATH, else the newest
 #                      clang-scan-deps-N on PATH; Debian ships it in clang-N (22) or
 #                      clang-tools-N (19 and older)); needed only when headers are given
 #   --pch-dir DIR      where the precompiled LibTorch headers are kept (default
@@ -113,7 +114,10 @@ command -v "$tidy" >/dev/null || die "clang-tidy program '$tidy' not found"
 # includes while some sources failed to scan.
 if [ ${#headers[@]} -gt 0 ]; then
   if [ -z "$scan_deps" ]; then
-    if command -v clang-scan-deps >/dev/null; then
+    # The wheel's torch-sync-scan-deps (the same Clang as its torch-sync-tidy) first.
+    if command -v torch-sync-scan-deps >/dev/null; then
+      scan_deps=torch-sync-scan-deps
+    elif command -v clang-scan-deps >/dev/null; then
       scan_deps=clang-scan-deps
     else
       scan_deps=$(compgen -c clang-scan-deps- | grep -E '^clang-scan-deps-[0-9]+$' |

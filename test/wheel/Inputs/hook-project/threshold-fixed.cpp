@@ -1,6 +1,7 @@
 #include <ATen/ATen.h>
+#include "threshold.h"
 
 // The sync-free twin: the answer stays on the device.
 at::Tensor any_above(const at::Tensor &scores, double threshold) {
-  return (scores > threshold).any();
+  return above(scores, threshold).any();
 }
