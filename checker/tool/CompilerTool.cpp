@@ -2,8 +2,8 @@
 //
 // A clang driver for the compiles that run in one clang -cc1 process and
 // generate no code: precompiling a header (-x c++-header H -o F.pch, or
-// -Xclang -emit-pch), -fsyntax-only, preprocessing (-E). The batch tools precompile
-// LibTorch's headers with the clang++ of torch-sync-tidy's release
+// -Xclang -emit-pch), -fsyntax-only, preprocessing (-E). The batch tools
+// precompile LibTorch's headers with the clang++ of torch-sync-tidy's release
 // (torch_sync/torch_pch.py); in the wheel, where no clang++ is installed, this
 // is that compiler: the same Clang libraries as torch-sync-tidy, so that the
 // precompiled header it writes is one torch-sync-tidy can read.
@@ -90,8 +90,8 @@ int torch_sync::runCompiler(int Argc, const char **Argv) {
   CompileAction Action;
   llvm::IntrusiveRefCntPtr<FileManager> Files(
       new FileManager(FileSystemOptions(), llvm::vfs::getRealFileSystem()));
-  tooling::ToolInvocation Invocation(std::move(CommandLine), &Action,
-                                     Files.get(),
-                                     std::make_shared<PCHContainerOperations>());
+  tooling::ToolInvocation Invocation(
+      std::move(CommandLine), &Action, Files.get(),
+      std::make_shared<PCHContainerOperations>());
   return Invocation.run() ? 0 : 1;
 }

@@ -87,7 +87,8 @@ int torch_sync::runScanDeps(int Argc, const char **Argv) {
        Database->getAllCompileCommands()) {
     std::vector<std::string> CommandLine = Command.CommandLine;
     if (!CommandLine.empty() && !hasResourceDir(CommandLine))
-      CommandLine.insert(CommandLine.begin() + 1, "-resource-dir=" + ResourceDir);
+      CommandLine.insert(CommandLine.begin() + 1,
+                         "-resource-dir=" + ResourceDir);
     std::optional<std::string> Rules =
         Tool.getDependencyFile(CommandLine, Command.Directory, Printer);
     if (!Rules) {

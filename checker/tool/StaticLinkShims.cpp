@@ -38,7 +38,8 @@ extern "C" uint32_t arc4random(void) {
   uint32_t Value = 0;
   // getrandom blocks only until the kernel's pool is first seeded; a signal
   // interrupts it with EINTR (retried).
-  while (getrandom(&Value, sizeof Value, 0) != static_cast<ssize_t>(sizeof Value)) {
+  while (getrandom(&Value, sizeof Value, 0) !=
+         static_cast<ssize_t>(sizeof Value)) {
     if (errno != EINTR)
       llvm::report_fatal_error("getrandom failed");
   }
@@ -53,8 +54,9 @@ void SMTSolverStatistics::dump() const { print(llvm::errs()); }
 
 /// Never returns: this build has no Z3 (see the file comment).
 SMTSolverRef CreateZ3Solver() {
-  llvm::report_fatal_error("torch-sync was linked without Z3: the static analyzer's "
-                           "crosscheck-with-z3 option is not available");
+  llvm::report_fatal_error(
+      "torch-sync was linked without Z3: the static analyzer's "
+      "crosscheck-with-z3 option is not available");
 }
 } // namespace llvm
 

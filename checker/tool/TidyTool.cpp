@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tool/ToolMains.h"
 #include "clang-tidy/tool/ClangTidyMain.h"
+#include "tool/ToolMains.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"

@@ -7,4 +7,6 @@
 
 #include "tool/ToolMains.h"
 
-int main(int argc, const char **argv) { return torch_sync::runTidy(argc, argv); }
+int main(int argc, const char **argv) {
+  return torch_sync::runTidy(argc, argv);
+}
