@@ -16,26 +16,29 @@
 # and links libstdc++ and libgcc statically, so that the executables need only glibc (libc, libm) at run time.
 # The -load plugin is unaffected: it links nothing and resolves against the clang-tidy that loads it.
 
-# LLVM components whose archives pull in libraries the tools never need (line editing, libffi's interpreter,
-# libxml2's manifest tool, libpfm's benchmarks, Polly, BOLT): left out of the link so that nothing drags
-# those libraries in (libcurl for debuginfod too).
-set(torch_sync_unneeded_llvm_components
-  LLVMLineEditor LLVMInterpreter LLVMWindowsManifest LLVMExegesis LLVMExegesisX86 LLVMExegesisAArch64
-  LLVMExegesisPowerPC LLVMExegesisMips LLVMExegesisRISCV LLVMFuzzerCLI LLVMDebuginfod Polly LLVMPolly)
+# The imported targets among TARGETS that are static archives installed here (LLVM's CMake package names
+# some that other packages ship), less those whose name matches EXCLUDE, in OUT.
+function(torch_sync_installed_archives out targets exclude)
+  set(archives "")
+  foreach(lib IN LISTS targets)
+    if(NOT TARGET ${lib} OR lib MATCHES "${exclude}")
+      continue()
+    endif()
+    get_target_property(type ${lib} TYPE)
+    get_target_property(location ${lib} LOCATION)
+    if(type STREQUAL "STATIC_LIBRARY" AND location AND EXISTS "${location}")
+      list(APPEND archives ${lib})
+    endif()
+  endforeach()
+  set(${out} "${archives}" PARENT_SCOPE)
+endfunction()
 
-set(torch_sync_static_llvm "")
-foreach(lib IN LISTS LLVM_AVAILABLE_LIBS)
-  if(NOT TARGET ${lib} OR lib IN_LIST torch_sync_unneeded_llvm_components OR lib MATCHES "^LLVMBOLT")
-    continue()
-  endif()
-  # Only the archives that are installed: LLVM's CMake package names some that other packages ship.
-  get_target_property(type ${lib} TYPE)
-  get_target_property(location ${lib} LOCATION)
-  if(type STREQUAL "STATIC_LIBRARY" AND location AND EXISTS "${location}")
-    list(APPEND torch_sync_static_llvm ${lib})
-  endif()
-endforeach()
-if(NOT TARGET LLVMSupport OR NOT "LLVMSupport" IN_LIST torch_sync_static_llvm)
+# LLVM's components, less those whose archives pull in libraries the tools never need (line editing,
+# libffi's interpreter, libxml2's manifest tool, libpfm's benchmarks, libcurl's debuginfod, Polly, BOLT), so
+# that nothing drags those libraries in.
+torch_sync_installed_archives(torch_sync_static_llvm "${LLVM_AVAILABLE_LIBS}"
+  "^(LLVMLineEditor|LLVMInterpreter|LLVMWindowsManifest|LLVMExegesis.*|LLVMFuzzerCLI|LLVMDebuginfod|Polly|LLVMPolly|LLVMBOLT.*)$")
+if(NOT "LLVMSupport" IN_LIST torch_sync_static_llvm)
   message(FATAL_ERROR "torch-sync: TORCH_SYNC_STATIC_LLVM needs LLVM's static archives (libLLVMSupport.a "
                       "and the others); they were not found with ${LLVM_DIR} (Debian: llvm-${LLVM_VERSION_MAJOR}-dev)")
 endif()
@@ -43,17 +46,8 @@ endif()
 # libraries they use (clangIncludeCleaner does not name clangToolingInclusionsStdlib, for one).
 # clangd's remote index (gRPC) is left out: see the header; so are clangd's tweaks, which
 # torch-sync-clangd links as a whole archive (checker/CMakeLists.txt).
-set(torch_sync_static_clang "")
-foreach(lib IN LISTS CLANG_EXPORTED_TARGETS)
-  if(NOT TARGET ${lib} OR lib MATCHES "^clangdRemote|^clangd.*Proto$|^clangDaemonTweaks$")
-    continue()
-  endif()
-  get_target_property(type ${lib} TYPE)
-  get_target_property(location ${lib} LOCATION)
-  if(type STREQUAL "STATIC_LIBRARY" AND location AND EXISTS "${location}")
-    list(APPEND torch_sync_static_clang ${lib})
-  endif()
-endforeach()
+torch_sync_installed_archives(torch_sync_static_clang "${CLANG_EXPORTED_TARGETS}"
+  "^(clangdRemote.*|clangd.*Proto|clangDaemonTweaks)$")
 add_library(torchSyncStaticClang INTERFACE)
 target_link_libraries(torchSyncStaticClang INTERFACE ${torch_sync_static_clang})
 

@@ -45,17 +45,9 @@
 # compilation database, no clang-tidy, no clang-scan-deps when a header is given).
 set -uo pipefail
 
-# This script is package data of the Python package torch_sync (torch_sync/shell/): it runs the package's
-# modules as "$python" -m torch_sync.X (TORCH_SYNC_PYTHON, default python3) with the folder that holds the
-# package on PYTHONPATH, and reads the CUDA host prelude from the package (data/cuda/, installed) or from
-# the torch-sync checkout the package sits in (python/torch_sync/ there; checker/cuda/).
-package=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-export PYTHONPATH="$(dirname "$package")${PYTHONPATH:+:$PYTHONPATH}"
-python=${TORCH_SYNC_PYTHON:-python3}
-checkout=$(dirname "$(dirname "$package")")
-[ "$(basename "$(dirname "$package")")" = python ] && [ -d "$checkout/checker" ] || checkout=""
-prelude=$package/data/cuda/torch-sync-cuda-host.h
-[ -f "$prelude" ] || prelude=$checkout/checker/cuda/torch-sync-cuda-host.h
+# package, python, checkout, prelude: this package's folder, the Python that runs its modules, the checkout
+# it sits in, the CUDA host prelude (package.sh).
+. "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 die() { echo "torch-sync pre-commit: error: $*" >&2; exit 2; }
 
 build="" tidy=${TORCH_SYNC_TIDY:-} scan_deps=${TORCH_SYNC_SCAN_DEPS:-} header_filter="" pch=1 pch_dir=""
