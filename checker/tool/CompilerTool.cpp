@@ -2,7 +2,8 @@
 //
 // A clang driver for the compiles that run in one clang -cc1 process and
 // generate no code: precompiling a header (-x c++-header H -o F.pch, or
-// -Xclang -emit-pch), -fsyntax-only, preprocessing (-E). The batch tools
+// -Xclang -emit-pch), -fsyntax-only, preprocessing (-E, and -M for the
+// dependency list). The batch tools
 // precompile LibTorch's headers with the clang++ of torch-sync-tidy's release
 // (torch_sync/torch_pch.py); in the wheel, where no clang++ is installed, this
 // is that compiler: the same Clang libraries as torch-sync-tidy, so that the
@@ -45,6 +46,8 @@ std::unique_ptr<FrontendAction> frontendAction(frontend::ActionKind Kind) {
     return std::make_unique<SyntaxOnlyAction>();
   case frontend::PrintPreprocessedInput:
     return std::make_unique<PrintPreprocessedAction>();
+  case frontend::RunPreprocessorOnly: // -M: the dependency list alone
+    return std::make_unique<PreprocessOnlyAction>();
   default:
     return nullptr;
   }
@@ -62,7 +65,7 @@ public:
         frontendAction(Invocation->getFrontendOpts().ProgramAction);
     if (!Action) {
       llvm::errs() << "torch-sync-clang: error: only precompiling a header, "
-                      "-fsyntax-only and -E are supported (no code "
+                      "-fsyntax-only, -E and -M are supported (no code "
                       "generation)\n";
       return false;
     }

@@ -354,7 +354,12 @@ def checked(a):
             die("'%s' is not a LibTorch include root (no torch/csrc/api/include)" % d)
     a.clangxx = "clang++-" + a.llvm
     if not shutil.which(a.clangxx):
-        die("%s not found; run scripts/install-deps.sh %s" % (a.clangxx, a.llvm))
+        # The wheel's torch-sync-clang (the same Clang as its torch-sync-tidy) where no clang++ is installed: it
+        # parses, preprocesses and precompiles; configuring CMake (no -p) needs a real compiler still.
+        if shutil.which("torch-sync-clang") and a.llvm == wheel_llvm_major():
+            a.clangxx = "torch-sync-clang"
+        else:
+            die("%s not found; run scripts/install-deps.sh %s" % (a.clangxx, a.llvm))
 
 
 # --------------------------------------------------------------------------- paths, as the shell names them
@@ -480,6 +485,12 @@ def output(cmd, stream="stdout", any_status=False):
     except OSError:
         return None
     return getattr(p, stream) if p.returncode == 0 or any_status else None
+
+
+def wheel_llvm_major():
+    """The LLVM major release of the wheel's torch-sync-clang on PATH (a string), or None."""
+    m = re.search(r"version (\d+)\.", output(["torch-sync-clang", "--version"]) or "")
+    return m.group(1) if m else None
 
 
 # --------------------------------------------------------------------------- the compilation database

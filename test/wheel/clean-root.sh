@@ -3,7 +3,8 @@
 # python3-venv, git and the C++ standard library's headers; no LLVM and no compiler), installs
 # the torch-sync wheel there into a fresh virtual environment, and runs, as a user would
 # (inside-root.sh): torch-sync-tidy --version, torch-sync-tidy on a sample that includes <torch/torch.h>
-# and on a small CMake project's compilation database, torch-sync-sarif on that project,
+# and on a small CMake project's compilation database, torch-sync-sarif and torch-sync-scan on that
+# project, torch-sync-trace on a committed profiler trace,
 # torch-sync-clangd over LSP on one file, and the
 # pre-commit hook with the real pre-commit, which installs the wheel into the hook's own environment.
 # pre-commit comes from PyPI (downloaded here, installed there without an index): Debian's pre-commit
@@ -54,6 +55,8 @@ cp "$wheel" "$root/wheels/"
 cp -r "$work/deps" "$root/wheels/deps"
 [ -d "$root/opt/libtorch/include/torch" ] || cp -a "$include" "$root/opt/libtorch/include"
 cp "$repo/samples/metrics.cpp" "$root/work/sample/"
+mkdir -p "$root/work/trace"
+cp "$repo"/runtime-verify/observations/loop_benchmark/{trace,stacks}_printing.json "$root/work/trace/"
 cp "$here/inside-root.sh" "$repo/scripts/lsp-check.py" "$here/Inputs/hook-project/threshold-fixed.cpp" \
   "$here/Inputs/hook-project/threshold-sync.h" "$root/work/"
 # The CMake project is configured here (the root has no CMake and no compiler) for its compilation database.
@@ -89,7 +92,7 @@ done
 chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin /bin/bash /work/inside-root.sh
 
 status=0
-for part in root version ldd sample cmake sarif lsp pre-commit-sync pre-commit-fixed pre-commit-header; do
+for part in root version ldd sample cmake sarif scan trace lsp pre-commit-sync pre-commit-fixed pre-commit-header; do
   prefix=$(echo "$part" | tr 'a-z-' 'A-Z_')
   if ! "$filecheck" --input-file="$root/out/$part.txt" --check-prefix="$prefix" "$here/clean-root.checks"; then
     echo "clean-root: $part: unexpected output ($root/out/$part.txt):" >&2

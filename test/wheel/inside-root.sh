@@ -54,6 +54,15 @@ for r in log["runs"][0]["results"]:
 for rule in log["runs"][0]["tool"]["driver"]["rules"]:
     print("rule:", rule["id"], "help" if rule.get("help", {}).get("markdown") else "no help")' >> /out/sarif.txt 2>&1
 
+step "torch-sync-scan on the CMake project"
+torch-sync-scan -p /work/cmake-project/build --torch-include "$inc" /work/cmake-project /out/scan > /out/scan.txt 2>&1
+echo "exit $?" >> /out/scan.txt
+grep -h "torch-sync-item" /out/scan/report.md >> /out/scan.txt 2>&1
+
+step "torch-sync-trace on a profiler trace of the minimal loop"
+torch-sync-trace /work/trace/trace_printing.json --stacks /work/trace/stacks_printing.json > /out/trace.txt 2>&1
+echo "exit $?" >> /out/trace.txt
+
 step "torch-sync-clangd over LSP"
 (cd /work/editor && XDG_CONFIG_HOME=/work/editor/xdg python3 /work/lsp-check.py --clangd torch-sync-clangd t.cpp) \
   > /out/lsp.txt 2>&1
