@@ -15,6 +15,7 @@
 #include "tool/ToolMains.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ std::optional<std::string> buildPathArgument(int Argc, const char **Argv) {
 } // namespace
 
 int torch_sync::runTidy(int Argc, const char **Argv) {
+  // --version names torch-sync's release after clang-tidy's LLVM release.
+  llvm::cl::AddExtraVersionPrinter([](llvm::raw_ostream &OS) {
+    OS << "torch-sync version " << TORCH_SYNC_VERSION << "\n";
+  });
   if (std::optional<std::string> BuildPath = buildPathArgument(Argc, Argv)) {
     std::string Error;
     if (!clang::tooling::CompilationDatabase::autoDetectFromDirectory(

@@ -142,7 +142,7 @@ def _write_atomic(path, data):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="cuda_launch_syntax.py", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("roots", nargs="+", metavar="ROOT")
     ap.add_argument("--out")
     a = ap.parse_args(argv)

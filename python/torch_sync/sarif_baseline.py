@@ -117,7 +117,6 @@ def describe(result):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="sarif-baseline.py",
         description="Mark the results of a torch-sync SARIF log as new or unchanged against a "
                     "baseline log; exit 1 when some result is new.")
     parser.add_argument("--baseline", required=True, metavar="OLD",

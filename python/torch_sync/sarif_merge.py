@@ -112,7 +112,7 @@ def merge(logs, srcroot):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="sarif-merge.py", description=__doc__,
+    parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("logs", nargs="+", metavar="LOG")
     parser.add_argument("-o", "--output", default="-", help="the merged log (default: stdout)")

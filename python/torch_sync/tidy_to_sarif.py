@@ -535,7 +535,6 @@ def _first_paragraph(markdown):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        prog="tidy-to-sarif.py",
         description="Convert clang-tidy --export-fixes YAML into a SARIF 2.1.0 log.")
     parser.add_argument("inputs", nargs="+", metavar="INPUT",
                         help="fixes YAML file, or a folder of them")

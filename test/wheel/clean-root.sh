@@ -57,7 +57,7 @@ cp -r "$work/deps" "$root/wheels/deps"
 cp "$repo/samples/metrics.cpp" "$root/work/sample/"
 mkdir -p "$root/work/trace"
 cp "$repo"/runtime-verify/observations/loop_benchmark/{trace,stacks}_printing.json "$root/work/trace/"
-cp "$here/inside-root.sh" "$repo/scripts/lsp-check.py" "$here/Inputs/hook-project/threshold-fixed.cpp" \
+cp "$here/inside-root.sh" "$here/Inputs/hook-project/threshold-fixed.cpp" \
   "$here/Inputs/hook-project/threshold-sync.h" "$root/work/"
 # The CMake project is configured here (the root has no CMake and no compiler) for its compilation database.
 cp -r "$here/Inputs/cmake-project" "$root/work/cmake-project"

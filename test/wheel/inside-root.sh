@@ -64,7 +64,7 @@ torch-sync-trace /work/trace/trace_printing.json --stacks /work/trace/stacks_pri
 echo "exit $?" >> /out/trace.txt
 
 step "torch-sync-clangd over LSP"
-(cd /work/editor && XDG_CONFIG_HOME=/work/editor/xdg python3 /work/lsp-check.py --clangd torch-sync-clangd t.cpp) \
+(cd /work/editor && XDG_CONFIG_HOME=/work/editor/xdg torch-sync-lsp-check --clangd torch-sync-clangd t.cpp) \
   > /out/lsp.txt 2>&1
 echo "exit $?" >> /out/lsp.txt
 
