@@ -13,7 +13,8 @@
 #                               StaticLinkShims.cpp gives LLVM's "built without Z3" CreateZ3Solver
 #   ZLIB, zstd               -> their static archives (zlib1g-dev, libzstd-dev)
 #   an LLVM component not installed or left out below -> dropped
-# and links libstdc++ and libgcc statically, so that the executables need only glibc (libc, libm) at run time.
+# and links libstdc++ statically, so that the executables need only glibc (libc, libm) and libgcc_s at run
+# time.
 # The -load plugin is unaffected: it links nothing and resolves against the clang-tidy that loads it.
 
 # The imported targets among TARGETS that are static archives installed here (LLVM's CMake package names
