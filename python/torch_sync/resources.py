@@ -5,10 +5,12 @@ docs/, ...), where they are read from the tree.
   path(packaged, in_checkout)   the first that exists of PACKAGE/data/<packaged> and
                                 <checkout>/<in_checkout>, else None
   checkout()                    the checkout this package is in, or None when installed
-  executable(name)              the wheel's torch-sync-tidy or torch-sync-clangd (torch_sync/bin), or None
+  executable(name)              the wheel's executable as torch-sync-tidy (torch_sync/bin), or None
 """
 
 import os
+
+from . import _binaries
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(PACKAGE, "data")
@@ -55,10 +57,6 @@ def python_env(env=None):
 
 
 def executable(name):
-    """The wheel's executable NAME (torch-sync-tidy, torch-sync-clangd; _binaries.py), or None: a checkout (its
+    """A path that runs as NAME where the wheel has one (torch-sync-tidy; _binaries.py), or None: a checkout (its
     build tree has them) or a package installed without them."""
-    try:
-        from . import _binaries
-    except ImportError:
-        return None
     return _binaries.executable(name)

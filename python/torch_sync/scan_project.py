@@ -163,7 +163,7 @@ import sysconfig
 import time
 import traceback
 
-from . import resources, scan_report
+from . import resources, scan_report, torch_pch
 from .scan_report import die
 
 # The torch-sync checkout this package is in (its build/ holds the checker), or None when installed.
@@ -352,14 +352,11 @@ def checked(a):
     for d in (a.torch_include, a.cuda_torch_include):
         if not os.path.isdir(d + "/torch/csrc/api/include"):
             die("'%s' is not a LibTorch include root (no torch/csrc/api/include)" % d)
-    a.clangxx = "clang++-" + a.llvm
-    if not shutil.which(a.clangxx):
-        # The wheel's torch-sync-clang (the same Clang as its torch-sync-tidy) where no clang++ is installed: it
-        # parses, preprocesses and precompiles; configuring CMake (no -p) needs a real compiler still.
-        if shutil.which("torch-sync-clang") and a.llvm == wheel_llvm_major():
-            a.clangxx = "torch-sync-clang"
-        else:
-            die("%s not found; run scripts/install-deps.sh %s" % (a.clangxx, a.llvm))
+    # The wheel's torch-sync-clang serves where no clang++ of the release is installed: it parses, preprocesses
+    # and precompiles; configuring CMake (no -p) needs a real compiler still.
+    a.clangxx = torch_pch.clangxx_of_release(a.llvm)
+    if not a.clangxx:
+        die("clang++-%s not found; run scripts/install-deps.sh %s" % (a.llvm, a.llvm))
 
 
 # --------------------------------------------------------------------------- paths, as the shell names them
@@ -485,12 +482,6 @@ def output(cmd, stream="stdout", any_status=False):
     except OSError:
         return None
     return getattr(p, stream) if p.returncode == 0 or any_status else None
-
-
-def wheel_llvm_major():
-    """The LLVM major release of the wheel's torch-sync-clang on PATH (a string), or None."""
-    m = re.search(r"version (\d+)\.", output(["torch-sync-clang", "--version"]) or "")
-    return m.group(1) if m else None
 
 
 # --------------------------------------------------------------------------- the compilation database

@@ -689,16 +689,20 @@ def clangxx_for(tool):
                              text=True, errors="replace").stdout
     except OSError:
         return None
-    m = re.search(r"LLVM version (\d+)\.(\d+)\.(\d+)", ver)
-    if not m:
-        return None
-    # torch-sync-clang: the wheel's compiler (the same Clang as its torch-sync-tidy), where no clang++ is installed.
-    for name in ("clang++-" + m.group(1), "clang++", "torch-sync-clang"):
+    m = re.search(r"LLVM version (\d+\.\d+\.\d+)", ver)
+    return clangxx_of_release(m.group(1)) if m else None
+
+
+def clangxx_of_release(version):
+    """The clang++ of the LLVM release VERSION ("22", or "22.1.8" for that one exactly): the first on PATH of
+    clang++-MAJOR, clang++ and the wheel's torch-sync-clang (the same Clang as its torch-sync-tidy, where no
+    clang++ is installed) whose --version names it, or None."""
+    for name in ("clang++-" + version.split(".")[0], "clang++", "torch-sync-clang"):
         exe = shutil.which(name)
         if exe:
             cv = subprocess.run([exe, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 text=True, errors="replace").stdout
-            if re.search(r"version %s\.%s\.%s\b" % m.groups(), cv):
+            if re.search(r"version %s\b" % re.escape(version), cv):
                 return name
     return None
 
