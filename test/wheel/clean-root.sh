@@ -83,11 +83,10 @@ cleanup() {
   [ "$keep" = 1 ] || [ "${passed:-0}" != 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
-for m in proc dev; do
-  if [ "$m" = proc ]; then mount -t proc proc "$root/proc"; else mount --bind /dev "$root/dev"; fi ||
-    die "cannot mount /$m in the root"
-  mounted+=("$root/$m")
-done
+mount -t proc proc "$root/proc" || die "cannot mount /proc in the root"
+mounted+=("$root/proc")
+mount --bind /dev "$root/dev" || die "cannot mount /dev in the root"
+mounted+=("$root/dev")
 
 chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin /bin/bash /work/inside-root.sh
 
