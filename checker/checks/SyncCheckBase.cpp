@@ -34,14 +34,36 @@ constexpr llvm::StringLiteral DefaultLibTorchHeaderRegex =
     "(^|/)(ATen|c10|caffe2|torch/csrc)/|(^|/)torch/(torch|script|extension|"
     "library|custom_class)\\.h$";
 
-/// Default headers of the other libraries that LibTorch extensions include,
-/// often with -I: pybind11 (torch/extension.h includes it), CUTLASS and
-/// CuTe, CUDA's C++ libraries (thrust, cub, libcu++) and the CUDA toolkit's
-/// own include folder.
+/// Default headers of the other libraries that LibTorch extensions and CUDA
+/// programs include, often with -I, by the folder or file names their own
+/// include paths use. Folders: pybind11 (torch/extension.h includes it),
+/// CUTLASS and CuTe, CCCL (thrust, cub), cuCollections, NVTX 3, RAPIDS (RMM,
+/// RAFT, cuDF), cuDNN's and cuTENSOR's, NanoVDB, Eigen, Boost, fmt, spdlog,
+/// nlohmann/json, GLM, glog, gflags, Abseil, folly, GoogleTest, oneTBB and
+/// OpenCV. Names that a project's own folder could have are narrowed to the
+/// library's files: libcu++ (cuda/std/, cuda/__*, cuda/experimental/ and the
+/// extensionless cuda/atomic, cuda/barrier, ...; not cuda/kernels.cuh), NV
+/// target (nv/target, nv/detail/), Google Benchmark (benchmark/benchmark.h)
+/// and Triton's C++ API (triton/core/, triton/backend/, triton/common/).
+/// Files: the headers of cuBLAS, cuDNN, NCCL, cuRAND, cuSPARSE, cuFFT,
+/// cuSOLVER, cuTENSOR, NVTX 2 and TensorRT (NvInfer*.h, NvOnnxParser.h),
+/// wherever they are installed (a conda environment's include/). Folders of
+/// installs: the CUDA toolkit's include folder and those of the CUDA
+/// libraries' pip wheels (site-packages/nvidia/*/include/). And any header
+/// below a folder that holds others' code (third_party, _deps, ...).
 constexpr llvm::StringLiteral DefaultThirdPartyHeaderRegex =
-    "(^|/)(pybind11|cutlass|cute|thrust|cub|nanovdb|Eigen|boost|fmt|spdlog|"
-    "nlohmann|glm)/|(^|/)cuda/std/|"
+    "(^|/)(pybind11|cutlass|cute|thrust|cub|cuco|nvtx3|rmm|raft|cudf|"
+    "cudnn_frontend|cutensor|nanovdb|Eigen|boost|fmt|spdlog|nlohmann|glm|"
+    "glog|gflags|absl|folly|gtest|gmock|tbb|opencv2)/|"
+    "(^|/)cuda/(std/|__|experimental/|[a-z_]+$)|(^|/)nv/(target$|detail/)|"
+    "(^|/)benchmark/benchmark\\.h$|(^|/)triton/(core|backend|common)/|"
+    "(^|/)(cublas(_v2|_api|Lt|Xt)?|cudnn(_version|_backend|_graph|"
+    "_(ops|cnn|adv)(_infer|_train)?)?|cudnn_frontend[a-z_]*|nccl(_net)?|"
+    "curand(_[a-z0-9_]+)?|cusparse(Lt)?|cufft(XT|w)?|"
+    "cusolver(Dn|Sp|Rf|Mg|_common)?|cutensor(Mg)?|nvToolsExt[A-Za-z]*|"
+    "NvInfer[A-Za-z]*|NvOnnxParser)\\.h$|"
     "(^|/)cuda(-[0-9.]+)?/(targets/[^/]+/)?include/|"
+    "(^|/)nvidia/[^/]+/include/|"
     "(^|/)(third_party|third-party|thirdparty|3rdparty|external|vendor|_deps)/";
 
 /// Parses "MAJOR.MINOR" (a patch part is ignored) into MAJOR * 100 + MINOR.

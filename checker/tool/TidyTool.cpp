@@ -9,6 +9,16 @@
 // database, goes on "without flags" (and analyses code it cannot parse), this
 // tool stops with an error, so that a CI job does not pass on nothing.
 //
+// Two: every compile command gets -ferror-limit=0 before its own arguments
+// (as --extra-arg-before would put it). clang's driver stops a unit after 20
+// errors by default, and after that fatal error no template is instantiated
+// any more: errors in a library header (one that does not compile with this
+// clang, say) would silently drop findings in the user's own code. Put first,
+// the flag loses to any -ferror-limit in the compile command or given with
+// --extra-arg or --extra-arg-before, so a user's own limit still wins. The
+// plugin (-load into a stock clang-tidy) cannot change its host's command
+// lines: there, give --extra-arg-before=-ferror-limit=0 (the batch tools do).
+//
 //===----------------------------------------------------------------------===//
 
 #include "clang-tidy/tool/ClangTidyMain.h"
@@ -19,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -35,6 +46,19 @@ std::optional<std::string> buildPathArgument(int Argc, const char **Argv) {
       return Arg.str();
   }
   return std::nullopt;
+}
+
+/// The argument that lifts clang's error limit in every compile command,
+/// placed before the command's own arguments so that theirs win.
+constexpr const char *NoErrorLimit = "--extra-arg-before=-ferror-limit=0";
+
+/// \p Argv with NoErrorLimit inserted after the program name, before every
+/// argument of the user (so that a --extra-arg-before=-ferror-limit=N of
+/// theirs comes later and wins).
+std::vector<const char *> withNoErrorLimit(int Argc, const char **Argv) {
+  std::vector<const char *> Args(Argv, Argv + Argc);
+  Args.insert(Args.begin() + (Argc > 0 ? 1 : 0), NoErrorLimit);
+  return Args;
 }
 
 } // namespace
@@ -57,5 +81,6 @@ int torch_sync::runTidy(int Argc, const char **Argv) {
       return 1;
     }
   }
-  return clang::tidy::clangTidyMain(Argc, Argv);
+  std::vector<const char *> Args = withNoErrorLimit(Argc, Argv);
+  return clang::tidy::clangTidyMain(static_cast<int>(Args.size()), Args.data());
 }
