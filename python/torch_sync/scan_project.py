@@ -69,7 +69,10 @@ The analysis:
   --llvm N                 LLVM major release (default 22)
   --checks GLOBS           checks to run (default '-*,torch-sync-*')
   --check-option KEY=VAL   a CheckOptions entry, e.g. ReportUnknownDevice=false (repeatable)
-  --extra-arg ARG          passed to clang-tidy as --extra-arg (repeatable)
+  --extra-arg ARG          passed to clang-tidy as --extra-arg (repeatable). Every run also gets
+                           --extra-arg-before=-ferror-limit=0: clang's limit of 20 errors lifted, so
+                           that errors in a library header do not stop a unit before its templates
+                           are instantiated (a -ferror-limit in the compile command or here wins)
   -j, --jobs N             translation units at a time (default: the number of cores)
   --nice N                 run clang-tidy and clang++ under nice -n N (default 0)
   --filter REGEX           only translation units whose path (relative to CHECKOUT) matches

@@ -38,6 +38,14 @@ SKIP_DIRS = {".git", ".hg", ".svn", "build", "_build", "third_party", "third-par
              "external", "node_modules", "__pycache__"}
 DIAG_RE = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<sev>warning|error|note|remark|fatal error): "
                      r"(?P<msg>.*?)(?: \[(?P<check>[A-Za-z0-9_.,-]+)\])?$")
+# Every clang-tidy run lifts clang's error limit (20 by default): after it a unit stops with a
+# fatal error and no template is instantiated any more, so errors in a library header would
+# silently take findings in the project's own code with them. Before the compile command's own
+# arguments and --extra-arg's, which still win (torch-sync-tidy puts it there too; a stock
+# clang-tidy with the plugin does not).
+NO_ERROR_LIMIT = "--extra-arg-before=-ferror-limit=0"
+# What clang says when it stops at the error limit (a limit the compile command sets).
+ERROR_LIMIT_MARKER = "too many errors emitted, stopping now"
 CRASH_MARKERS = ("Stack dump:", "PLEASE submit a bug report", "LLVM ERROR:", "Segmentation fault")
 
 
@@ -601,7 +609,7 @@ def cmd_scan(a):
         cache.extra_key = {"project_facts": facts["digest"]}
 
     def tidy_jobs(subset=None):
-        return [(e["file"], tool + ["-p", dbdir, "--quiet", "--config=" + config] +
+        return [(e["file"], tool + [NO_ERROR_LIMIT, "-p", dbdir, "--quiet", "--config=" + config] +
                  ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]],
                  e["directory"], a.timeout) for e in units if subset is None or e["file"] in subset]
 
@@ -613,7 +621,7 @@ def cmd_scan(a):
         print("scan-project: %d of %d translation units analysed again with the project facts (their "
               "findings depend on them)" % (len(todo), len(units)), file=sys.stderr)
     print("scan-project: %d translation units, %d at a time: %s" % (len(todo), a.jobs, " ".join(
-        shlex.quote(x) for x in tool + ["-p", dbdir, "--config=" + config])), file=sys.stderr)
+        shlex.quote(x) for x in tool + [NO_ERROR_LIMIT, "-p", dbdir, "--config=" + config])), file=sys.stderr)
     todo_files = {e["file"] for e in todo}
     if cache:
         results, wall = cached_pool_run(cache, tool, tidy_jobs(todo_files), todo, a.jobs, a.nice)
@@ -674,6 +682,10 @@ def cmd_scan(a):
                                   for d in errors[:5]]
             if crash:
                 tu["first_errors"] = [l for l in text.splitlines() if l.strip()][-12:]
+            if ERROR_LIMIT_MARKER in text:
+                # clang stopped parsing the unit: less of it was analysed than of a unit whose
+                # errors were all reported.
+                tu["error_limit_reached"] = True
         n = 0
         for d in diags:
             if d["sev"] != "warning" or not d.get("check"):
@@ -908,7 +920,8 @@ def run_facts_pass(a, tool, units, dbdir, make_config, cache, frag, analysed=(),
     both = make_config(a.checks + ",torch-sync-project-facts",
                        collect + [("ProjectFactsQueryDirectory", qdir)]) if analysed else None
     jobs = [(e["file"],
-             tool + ["-p", dbdir, "--quiet", "--config=" + (both if e["file"] in analysed else config)] +
+             tool + [NO_ERROR_LIMIT, "-p", dbdir, "--quiet",
+                     "--config=" + (both if e["file"] in analysed else config)] +
              ["--extra-arg=" + x for x in a.extra_arg] + compat_args(a, e) + pch_args(a, e) + [e["file"]],
              e["directory"], a.timeout) for e in units]
     print("scan-project: project facts: collecting over %d translation units%s" % (
@@ -1128,8 +1141,10 @@ def markdown(r):
     if not bad:
         L.append("None.")
     for x in bad:
-        L.append("- `%s`: %s (exit %s%s), log `%s`" % (x["file"], x["status"], x["exit"],
-                                                     ", signal %d" % x["signal"] if "signal" in x else "", x["log"]))
+        L.append("- `%s`: %s (exit %s%s), log `%s`%s" % (
+            x["file"], x["status"], x["exit"], ", signal %d" % x["signal"] if "signal" in x else "", x["log"],
+            "; clang stopped at the error limit that the compile command sets (-ferror-limit), so the "
+            "rest of the unit was not analysed" if x.get("error_limit_reached") else ""))
         for e in x.get("first_errors", []):
             L.append("    - `%s`" % e.replace("`", "'"))
     if r["sources_not_in_database"]:

@@ -69,6 +69,8 @@ SRCROOT = "%SRCROOT%"
 LEVELS = {"warning": "warning", "error": "error", "remark": "note"}
 CLANG_TIDY_DOCS = "https://clang.llvm.org/extra/clang-tidy/checks/"
 FINGERPRINT_KEY = "torchSync/v1"
+# What clang says when it stops a unit at its error limit (-ferror-limit).
+ERROR_LIMIT_MESSAGE = "too many errors emitted"
 
 
 class InputError(Exception):
@@ -440,16 +442,22 @@ class SarifWriter:
         notes = []
         for path in sorted(incomplete):
             errors = incomplete[path]
-            first = errors[0]
+            # The first error with a location: clang's "too many errors emitted" has none.
+            first = next((e for e in errors if e["location"]), errors[0])
             where = ""
             if first["location"]:
                 line, column = self.sources.line_column(first["location"].path, first["location"].offset)
                 where = " at %s:%d:%d" % (self.display_path(first["location"].path), line, column)
+            # clang stops a unit at an error limit that its compile command sets (sarif.sh lifts
+            # the default one): the rest of the unit was not even parsed.
+            stopped = any(e["message"].startswith(ERROR_LIMIT_MESSAGE) for e in errors)
             notes.append(notification(
                 "incomplete-translation-unit", path,
                 "translation unit '%s' did not parse: %d compiler error(s), the first%s: %s; the checks ran "
-                "on what did parse, so its findings may be incomplete" % (
-                    self.display_path(path), len(errors), where, first["message"])))
+                "on what did parse, so its findings may be incomplete%s" % (
+                    self.display_path(path), len(errors), where, first["message"],
+                    "; clang stopped at the error limit (-ferror-limit) that its compile command sets, so "
+                    "the rest of it was not analysed" if stopped else "")))
         for path, status in sorted(failed):
             notes.append(notification(
                 "failed-translation-unit", path,

@@ -32,7 +32,10 @@
 #                      and kept (torch_sync/torch_pch.py), so that the next commits' runs parse only
 #                      the project's code; the findings are the same
 #   other options      starting with '-' are passed to clang-tidy (e.g. --config-file=F,
-#                      -load=PLUGIN, --header-filter=REGEX); without a -checks/--checks option
+#                      -load=PLUGIN, --header-filter=REGEX), after --extra-arg-before=-ferror-limit=0
+#                      (clang's error limit lifted, so that errors in a library header do not stop
+#                      the analysis of the changed code; a -ferror-limit=N in the compile command
+#                      or given here wins); without a -checks/--checks option
 #                      the checks are '-*,torch-sync-*'. The findings are those in the
 #                      changed files: the header filter is the changed headers (none when no
 #                      header changed, whatever clang-tidy's release defaults to), and REGEX
@@ -219,6 +222,10 @@ fi
 # No changed header and no filter given: findings in the changed sources only (clang-tidy 22's
 # default filter is '.*', which would report the unchanged headers they include; 19's is none).
 args+=("--header-filter=${header_filter:-^\$}")
+# clang's error limit (20) lifted: at it a unit stops and its templates are no longer instantiated,
+# so errors in a library header would take findings in the changed code with them. First, so that
+# a limit in the compile command or in the hook's args still wins.
+args=(--extra-arg-before=-ferror-limit=0 "${args[@]}")
 
 # A source that is given and also includes a given header is analysed once.
 if [ ${#headers[@]} -gt 0 ]; then
@@ -301,6 +308,9 @@ if [ "$rc" -ne 0 ] || [ "$findings" -gt 0 ]; then
 fi
 if [ -n "$incomplete" ]; then
   echo "torch-sync: $(wc -l <<<"$incomplete") file(s) did not parse, so their findings may be incomplete: $(paste -sd' ' <<<"$incomplete")" >&2
+  if grep -q 'too many errors emitted, stopping now' "$out"; then
+    echo "torch-sync: clang stopped at the error limit that a compile command sets (-ferror-limit): the rest of that file was not analysed" >&2
+  fi
 fi
 if [ ${#unchecked[@]} -gt 0 ]; then
   echo "torch-sync: ${#unchecked[@]} header(s) not checked (sources failed to scan): ${unchecked[*]}" >&2

@@ -45,6 +45,9 @@
 #                       on and none before (LLVM 19: give --header-filter or set
 #                       HeaderFilterRegex in .clang-tidy).
 #
+# clang's error limit is lifted (--extra-arg-before=-ferror-limit=0, which a -ferror-limit=N in
+# the compile command or after '--' overrides), so that errors in a library header do not stop
+# the analysis of the project's code in the same unit.
 # clang-tidy's diagnostics are printed on stderr as usual. A file that did not parse (compiler
 # errors: the checks saw only part of it) or that clang-tidy failed on gets an error-level
 # notification in the log (toolExecutionNotifications, executionSuccessful false) and a line on
@@ -122,6 +125,10 @@ for a in "${tidy_args[@]}"; do
   esac
 done
 [ $have_checks = 1 ] || tidy_args=(--checks='-*,torch-sync-*' "${tidy_args[@]}")
+# clang's error limit (20) lifted: at it a unit stops and its templates are no longer instantiated,
+# so errors in a library header would take findings in the project's code with them. First, so
+# that a limit in the compile command or in the arguments after '--' still wins.
+tidy_args=(--extra-arg-before=-ferror-limit=0 "${tidy_args[@]}")
 
 if [ -z "$tidy" ]; then
   if command -v torch-sync-tidy >/dev/null; then
