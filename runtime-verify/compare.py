@@ -17,6 +17,12 @@ mode warning, or a call the host-wait test measured as waiting. It belongs to ev
 A finding is a true positive when its line is on the stack of an observed sync. An observed sync is found
 when some finding lies on one of its lines. Lines inside a preprocessor conditional on TORCH_VERSION are left
 out on both sides: the GPU and the checker may see different branches of them.
+
+A run that crashed (std::terminate, abort() or a fatal signal) after the recorder had started has its
+observations up to the crash, marked "ended" ({"how": "terminate"} or {"how": "signal", "signal": "SIGABRT"}):
+they are compared as observations (their syncs count, found or missed), but a finding that no recorded sync
+confirms is "unverified", not a false positive, since the run may have ended before reaching it; the crash
+itself is a problem (exit 1). A run that wrote no observations is not compared.
 """
 
 import argparse
@@ -240,14 +246,19 @@ def main():
         sys.exit(2)
 
     report = {"metadata": metadata, "libtorch_version_for_checker": version, "samples": {}, "rules": {},
-              "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": []}
+              "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": [], "crashed": []}
     totals = {"tp": 0, "fp": 0, "fn": 0, "found_syncs": 0}
     for sample in sorted(samples):
         source = samples[sample]["source"]
         data = samples[sample]["data"]
         findings = results[sample][0]
         status = data.get("run", {}).get("status", "unknown")
-        if status != "ok":
+        # Observations up to a crash (the recorder's "ended"): compared, its unconfirmed findings unverified.
+        ended = data.get("ended")
+        if ended:
+            crash = {"sample": sample, "status": status, "ended": ended, "unverified": []}
+            report["crashed"].append(crash)
+        elif status != "ok":
             report["not_run"].append({"sample": sample, "status": status})
             continue
         excluded = {(source, n) for n in version_dependent_lines(os.path.join(root, source))}
@@ -298,6 +309,9 @@ def main():
                                            "check": finding["check"]})
                 continue
             flagged_lines.add(key)
+            if ended and key not in on_sync_stack:
+                crash["unverified"].append(finding)  # maybe never reached: the run crashed
+                continue
             verdict = "tp" if key in on_sync_stack else "fp"
             rows[verdict].append(finding)
             rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
@@ -319,6 +333,8 @@ def main():
             version_only = all((source, n) in excluded for n in range(first, last + 1))
             if version_only:
                 verdict = "left out (TORCH_VERSION conditional)"
+            elif ended and not synced:
+                verdict = "unverified (no sync recorded before the run crashed)"
             elif name.startswith("rule_"):
                 verdict = {(True, True): "confirmed", (True, False): "MISSED (sync not flagged)",
                            (False, True): "FALSE ALARM (flagged, no sync)",
@@ -397,6 +413,10 @@ def main():
         problems.append(f"recall {totals['recall']:.4f} is below {args.min_recall}")
     for entry in report["not_run"]:
         problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
+    for entry in report["crashed"]:
+        problems.append(f"sample {entry['sample']} crashed on the GPU ({entry['status']}; "
+                        f"{ended_text(entry['ended'])}): the syncs recorded before are compared, "
+                        f"{len(entry['unverified'])} finding(s) that none confirms are unverified")
     report["problems"] = problems
 
     markdown = render_markdown(report)
@@ -415,6 +435,15 @@ def main():
     for problem in problems:
         print(f"compare: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def ended_text(ended):
+    """How a crashed run ended, from the recorder's "ended" object."""
+    if ended.get("how") == "signal":
+        return f"ended by {ended.get('signal', 'a signal')}"
+    if ended.get("how") == "terminate":
+        return "ended in std::terminate"
+    return f"ended: {ended.get('how')}"
 
 
 def fmt(value):
@@ -472,6 +501,12 @@ def render_markdown(report):
         out += ["", "## Samples that did not run to completion", ""]
         for e in report["not_run"]:
             out.append(f"- `{e['sample']}`: {e['status']}")
+    if report["crashed"]:
+        out += ["", "## Samples that crashed (observations up to the crash)", ""]
+        for e in report["crashed"]:
+            lines = ", ".join(f"`{f['file']}:{f['line']}` [{f['check']}]" for f in e["unverified"])
+            out.append(f"- `{e['sample']}`: {e['status']}, {ended_text(e['ended'])}; findings unverified: "
+                       f"{lines or 'none'}")
     return "\n".join(out) + "\n"
 
 

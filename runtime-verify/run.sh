@@ -169,7 +169,8 @@ if ((traces_only)); then
   exit $failed
 fi
 
-# Per-sample run status into each JSON (a stub where the program wrote none), and the metadata file.
+# Per-sample run status into each JSON (a stub where the program wrote none; a crashed run's observations up to
+# the crash, marked "ended", are kept as they are), and the metadata file.
 "$python" - "$out" "$build" "$status_file" "$root" <<'EOF'
 import datetime, json, os, platform, re, subprocess, sys
 out, build, status_file, root = sys.argv[1:5]
@@ -198,6 +199,11 @@ for line in open(status_file):
         data = json.load(open(path))
     except (OSError, ValueError):
         data = {"format": 1, "sample": name, "events": [], "note": "the program wrote no observations"}
+    # A run that crashed after the recorder started: its observations up to the crash, marked "ended" by the
+    # recorder; compare.py compares them (the crash stays a failure: run.status).
+    if data.get("ended"):
+        print("runtime-verify: %s: observations up to the crash (%s)" % (
+            name, data["ended"].get("signal") or data["ended"].get("how")), file=sys.stderr)
     data["run"] = run
     # The recorder names the source root by its path on the machine that ran it; the committed observations
     # name it by the commit it was checked out at (RV_COMMIT), which is what makes them reproducible.

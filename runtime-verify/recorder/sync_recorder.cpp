@@ -11,13 +11,17 @@
 #include "stack_trace.h"
 #include "sync_debug_mode.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <string>
@@ -200,12 +204,44 @@ struct Attributed {
   }
 };
 
-void writeObservations() {
+// How a run ended that did not return from main() or call exit(): written as "ended". how is "terminate"
+// (std::terminate) or "signal" (a fatal signal, abort() included: SIGABRT), signal the signal's name.
+struct Ending {
+  const char *how = nullptr; // null: a normal exit, no "ended"
+  const char *signal = nullptr;
+};
+
+// Takes the state's lock: at a normal exit by waiting for it; at a crash by trying for about 100 ms, since
+// the crashing thread may hold it (a fault inside recordEvent) and would never give it back.
+bool lockForWriting(std::unique_lock<std::mutex> &lock, const Ending &ending) {
+  if (!ending.how) {
+    lock.lock();
+    return true;
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (lock.try_lock())
+      return true;
+    timespec pause{0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+  return false;
+}
+
+void writeObservations(const Ending &ending) {
   State &s = state();
   std::map<RawKey, uint64_t> events;
   {
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (s.stopped)
+    std::unique_lock<std::mutex> lock(s.mutex, std::defer_lock);
+    if (!lockForWriting(lock, ending)) {
+      std::fprintf(stderr,
+                   "sync_recorder: the run ended (%s) while its events were being recorded; "
+                   "nothing written\n",
+                   ending.signal ? ending.signal : ending.how);
+      return;
+    }
+    // Written once at exit; a crash after that (a static destructor that throws, run after the exit
+    // handler) writes again, marked "ended" (crashWriting makes that once too).
+    if (s.stopped && !ending.how)
       return;
     s.stopped = true;
     finished = true;
@@ -286,8 +322,9 @@ void writeObservations() {
     uint64_t total = 0;
     for (const auto &entry : attributed)
       total += entry.second;
-    std::fprintf(stderr, "sync_recorder: %llu events; set TORCH_SYNC_OBSERVATIONS=FILE to write them\n",
-                 static_cast<unsigned long long>(total));
+    std::fprintf(stderr, "sync_recorder: %llu events%s%s; set TORCH_SYNC_OBSERVATIONS=FILE to write them\n",
+                 static_cast<unsigned long long>(total), ending.how ? " before the run ended by " : "",
+                 ending.how ? (ending.signal ? ending.signal : "std::terminate") : "");
     return;
   }
   FILE *out = std::fopen(outPath, "w");
@@ -298,9 +335,17 @@ void writeObservations() {
   // source_root: the tree whose samples/ the file names are relative to, as this run saw it.
   std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
                jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
-  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s},\n  \"events\": [",
+  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s},\n",
                jsonString(s.cuptiStatus).c_str(), jsonString(s.sdmStatus).c_str(),
                runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"");
+  // A run that crashed: the events are those recorded before it ended.
+  if (ending.how) {
+    std::fprintf(out, "  \"ended\": {\"how\": %s", jsonString(ending.how).c_str());
+    if (ending.signal)
+      std::fprintf(out, ", \"signal\": %s", jsonString(ending.signal).c_str());
+    std::fprintf(out, "},\n");
+  }
+  std::fprintf(out, "  \"events\": [");
   bool first = true;
   for (const auto &[a, count] : attributed) {
     std::fprintf(
@@ -327,6 +372,128 @@ void writeObservations() {
   std::fclose(out);
 }
 
+void writeAtExit() { writeObservations(Ending{}); }
+
+// ---- Runs that crash ---------------------------------------------------------------------------------
+//
+// A run that ends in std::terminate (an exception escaping main, or a static destructor), abort() or a fatal
+// signal runs no atexit handler: without the handlers below it would write nothing, though its syncs before
+// the crash were seen. Each writes what was recorded, once, marked "ended", then lets the run end as it
+// would have: the previous terminate handler, or the signal's previous action (the default one: the exit
+// status stays the signal's).
+//
+// Writing JSON from a signal handler calls functions that are not async-signal-safe (malloc, stdio, the
+// addr2line pipe). That is accepted here: the process is about to die anyway, it happens at most once
+// (crashWriting), the worst outcomes (a deadlock on a lock that the crashing thread held, a second fault)
+// are bounded by a watchdog (SIGALRM after kWatchdogSeconds re-raises the original signal) or end the
+// process by the same or another fatal signal, and the recorder only runs in the test harness
+// (runtime-verify/run.sh), where a partial file is better than none. The state's lock is only tried.
+
+// The fatal signals handled, and their names as written in "ended".
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr unsigned kWatchdogSeconds = 30;
+
+const char *signalName(int signal) {
+  switch (signal) {
+  case SIGSEGV:
+    return "SIGSEGV";
+  case SIGBUS:
+    return "SIGBUS";
+  case SIGFPE:
+    return "SIGFPE";
+  case SIGILL:
+    return "SIGILL";
+  case SIGABRT:
+    return "SIGABRT";
+  }
+  return "signal";
+}
+
+// Set by the first of the crash handlers to run: the observations are written at most once.
+std::atomic<bool> crashWriting{false};
+// The signal to end the run with if writing takes longer than the watchdog allows.
+volatile sig_atomic_t endingSignal = SIGABRT;
+struct sigaction previousActions[NSIG];
+std::terminate_handler previousTerminate = nullptr;
+
+// Ends the run by SIGNAL as it would have ended without the recorder: its previous action (the default
+// where it was ignored), unblocked and raised again. Async-signal-safe.
+[[noreturn]] void reraise(int signal) {
+  struct sigaction action = previousActions[signal];
+  if (action.sa_handler == SIG_IGN)
+    action.sa_handler = SIG_DFL;
+  sigaction(signal, &action, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signal);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  raise(signal);
+  // A previous handler that returned: end the run as abort() would.
+  struct sigaction fallback{};
+  fallback.sa_handler = SIG_DFL;
+  sigaction(SIGABRT, &fallback, nullptr);
+  abort();
+}
+
+// SIGALRM while the observations of a crashed run are being written: give up and end the run.
+void onWatchdog(int) {
+  static const char message[] = "sync_recorder: writing the observations of a crashed run took too long\n";
+  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+  reraise(endingSignal);
+}
+
+// Starts the one write of a crashed run; false when one has started already. Arms the watchdog, which
+// ends the run by SIGNAL.
+bool beginCrashWrite(int signal) {
+  if (crashWriting.exchange(true))
+    return false;
+  endingSignal = signal;
+  struct sigaction watchdog{};
+  watchdog.sa_handler = onWatchdog;
+  sigemptyset(&watchdog.sa_mask);
+  sigaction(SIGALRM, &watchdog, nullptr);
+  alarm(kWatchdogSeconds);
+  return true;
+}
+
+void onFatalSignal(int signal) {
+  if (beginCrashWrite(signal)) {
+    writeObservations(Ending{"signal", signalName(signal)});
+    alarm(0);
+  }
+  reraise(signal);
+}
+
+[[noreturn]] void onTerminate() {
+  // The default terminate handler ends in abort(): SIGABRT, whose handler then writes nothing again.
+  if (beginCrashWrite(SIGABRT)) {
+    writeObservations(Ending{"terminate", nullptr});
+    alarm(0);
+  }
+  if (previousTerminate)
+    previousTerminate();
+  std::abort();
+}
+
+// Installs the terminate handler and the fatal signals' handlers, keeping the previous ones to chain to.
+// The main thread gets an alternate signal stack, so that a stack overflow there is handled too.
+void installCrashHandlers() {
+  previousTerminate = std::set_terminate(onTerminate);
+  constexpr size_t kAltStackSize = 1 << 20; // symbolizing and writing need more than SIGSTKSZ
+  stack_t altStack{};
+  altStack.ss_sp = new char[kAltStackSize]; // never freed: the handlers may run until the end
+  altStack.ss_size = kAltStackSize;
+  sigaltstack(&altStack, nullptr);
+  for (int signal : kFatalSignals) {
+    struct sigaction action{};
+    action.sa_handler = onFatalSignal;
+    action.sa_flags = SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal, &action, &previousActions[signal]);
+  }
+}
+
 __attribute__((constructor)) void startRecorder() {
   State &s = state();
   // The first backtrace() loads the unwinder; do it here rather than inside a CUDA call.
@@ -337,7 +504,8 @@ __attribute__((constructor)) void startRecorder() {
   if (s.cuptiStatus != "ok" || s.sdmStatus != "ok")
     std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s\n", s.cuptiStatus.c_str(),
                  s.sdmStatus.c_str());
-  std::atexit(writeObservations);
+  std::atexit(writeAtExit);
+  installCrashHandlers();
 }
 
 } // namespace
@@ -353,6 +521,6 @@ void recordEvent(const char *signal, const std::string &api, const char *blocksH
     ++s.events[key];
 }
 
-void finish() { writeObservations(); }
+void finish() { writeObservations(Ending{}); }
 
 } // namespace torch_sync::recorder

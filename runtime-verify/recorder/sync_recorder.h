@@ -1,5 +1,6 @@
 // sync_recorder: records the host-device synchronizations of one process, each with the source line of the
-// program that caused it, and writes them as JSON at exit.
+// program that caused it, and writes them as JSON at exit, or when the process crashes (std::terminate, a
+// fatal signal: what was recorded before, marked "ended"; see runtime-verify/README.md, The JSON).
 //
 // Linked into a program as an object library, it starts itself before main() (a constructor function), so
 // the programs it observes need no change. It is built on the runtime core (../core/), which the guard
