@@ -3,7 +3,7 @@
 
   summarize.py [--results DIR] [--facts DIR]
 
-reads DIR/aten.jsonl.gz (census.py) and DIR/frontend.jsonl (frontend_census) and writes, in the facts
+reads DIR/aten.jsonl.gz (census.py; else DIR/aten.jsonl) and DIR/frontend.jsonl (frontend_census) and writes, in the facts
 directory (default checker/facts):
   census-aten.tsv      one row per ATen overload: verdict always / depends / never / not-run, cases that
                        synchronized of cases run, the condition, the mechanism, the schema, and the verdict per
@@ -120,7 +120,10 @@ def main():
     ap.add_argument("--results", default=os.path.join(HERE, "results"))
     ap.add_argument("--facts", default=os.path.join(ROOT, "checker", "facts"))
     args = ap.parse_args()
-    with gzip.open(os.path.join(args.results, "aten.jsonl.gz"), "rt") as f:
+    aten = os.path.join(args.results, "aten.jsonl.gz")
+    if not os.path.exists(aten) and os.path.exists(aten[:-3]):
+        aten = aten[:-3]  # a run's own output, not yet compressed
+    with (gzip.open if aten.endswith(".gz") else open)(aten, "rt") as f:
         records = [json.loads(line) for line in f if line.strip()]
     meta = records[0]["meta"]
     records = sorted(records[1:], key=lambda r: r["overload"])
