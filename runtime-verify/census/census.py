@@ -42,7 +42,7 @@ LONG_SLEEP_MS = 100.0  # re-measure with this when a slow host call looks like a
 MAX_CASES = 4          # measured cases per overload
 MAX_ATTEMPTS = 16      # candidate cases tried per overload
 MAX_HANDWRITTEN = 12   # hand-written cases measured per overload
-MAX_VARIED = 6         # varied cases measured per overload
+MAX_VARIED = 4         # varied cases measured per overload (of up to 2 * MAX_VARIED tried)
 HANG_SECONDS = 30      # a worker that records nothing for this long is killed
 
 # CUDA calls that make the host wait: the facts' one list (checker/facts/sync-facts.yaml, cuda_waits, generated
@@ -204,8 +204,14 @@ class Worker:
         self.counter = counter
         self.device = device
         self.dry = counter is None  # build and call the cases, measure nothing
+        self.vary = True
         self.cycles_per_ms = None if self.dry else self.calibrate()
         self.opinfos = self.load_opinfos()
+
+    def sync(self):
+        """Waits for the device (nothing to wait for on the CPU)."""
+        if self.device != "cpu":
+            self.torch.cuda.synchronize()
 
     def calibrate(self):
         torch = self.torch
@@ -429,7 +435,7 @@ class Worker:
             self.run_cases(record, source, seen_desc, max(MAX_CASES, n_hand + 1), MAX_ATTEMPTS)
         # Then the first measured case, varied in each argument that can decide.
         measured = [c for c in record["cases"] if "_inputs" in c]
-        if measured:
+        if measured and self.vary:
             args, kwargs = measured[min(n_hand, len(measured) - 1)]["_inputs"]
             varied = self.varied_cases(schema, args, kwargs, out_names, inplace)
             self.run_cases(record, varied, seen_desc, len(record["cases"]) + MAX_VARIED,
@@ -594,7 +600,7 @@ class Worker:
 
         # Fail here, not in the measurement, when the inputs do not fit.
         call()
-        torch.cuda.synchronize()
+        self.sync()
         return call
 
 
@@ -608,6 +614,7 @@ def worker_main(args):
         print(f"census: CUPTI unavailable: {counter.error}", file=sys.stderr)
         sys.exit(2)
     w = Worker(torch, counter)
+    w.vary = not args.no_variation
     # A check of the measurement itself: item syncs, add does not.
     x = torch.randn(4, device="cuda")
     item = w.run_case(lambda: torch.ops.aten._local_scalar_dense.default(x[0]))
@@ -641,6 +648,7 @@ def list_cases_main(args):
     if args.limit:
         overloads = overloads[:args.limit]
     w = Worker(torch, None, args.device)
+    w.vary = not args.no_variation
     ran = 0
     with open(args.out, "w") as out:
         for qualified, kernel in overloads:
@@ -689,7 +697,8 @@ def parent_main(args):
         with open(ops_file, "w") as f:
             f.writelines(f"{q}\t{k}\n" for q, k in p["todo"])
         p["proc"] = subprocess.Popen([sys.executable, __file__, "--worker", "--lib", args.lib, "--ops", ops_file,
-                                      "--results", p["results"]], stdout=subprocess.DEVNULL,
+                                      "--results", p["results"]] + (["--no-variation"] if args.no_variation else []),
+                                     stdout=subprocess.DEVNULL,
                                      stderr=open(f"{workdir}/w{p['i']}.log", "a"))
         p["last"] = time.time()
         p["count"] = len(finished)
@@ -732,6 +741,17 @@ def parent_main(args):
                     f.write(json.dumps({"overload": current, "kernel": dict(overloads).get(current, ""), "cases": [],
                                         "errors": ["hung" if hung else f"crashed (exit {rc})"]}) + "\n")
             start(p)
+    late = 0
+    for p in procs:
+        # Overloads that a worker stopped at --time-limit did not reach keep their row, as not run.
+        finished = set(done_names(p))
+        with open(p["results"], "a") as f:
+            for qualified, kernel in p["todo"]:
+                if qualified not in finished:
+                    late += 1
+                    f.write(json.dumps({"overload": qualified, "kernel": kernel, "cases": [],
+                                        "errors": ["not reached before --time-limit"]}) + "\n")
+    meta["not_reached"] = late
     with open(args.out, "w") as out:
         out.write(json.dumps({"meta": meta}) + "\n")
         for p in procs:
@@ -751,6 +771,8 @@ def main():
     ap.add_argument("--list-cases", action="store_true",
                     help="build and call the cases on --device without measuring, in one process, into --out")
     ap.add_argument("--device", default="cuda", help="the device of the inputs with --list-cases (default cuda)")
+    ap.add_argument("--no-variation", action="store_true",
+                    help="measure the hand-written, OpInfo and schema cases only, without varying their arguments")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ops", help=argparse.SUPPRESS)
     ap.add_argument("--results", help=argparse.SUPPRESS)

@@ -24,12 +24,12 @@ class Inputs:
 
     def f(self, *shape, dtype=None):
         """Normal floats (CPU generator, moved to the device)."""
-        t = self.torch.randn(*shape, generator=self.gen, dtype=dtype or self.torch.float32)
+        t = self.torch.randn(shape, generator=self.gen, dtype=dtype or self.torch.float32)
         return t.to(self.dev)
 
     def u(self, *shape, lo=0.0, hi=1.0):
         """Uniform floats in [lo, hi)."""
-        return (self.torch.rand(*shape, generator=self.gen) * (hi - lo) + lo).to(self.dev)
+        return (self.torch.rand(shape, generator=self.gen) * (hi - lo) + lo).to(self.dev)
 
     def long(self, hi, *shape, lo=0, device=None):
         """int64 in [lo, hi), on the device (or device)."""
@@ -38,7 +38,7 @@ class Inputs:
 
     def mask(self, *shape, device=None):
         """A boolean mask with some elements set."""
-        t = self.torch.rand(*shape, generator=self.gen) > 0.5
+        t = self.torch.rand(shape, generator=self.gen) > 0.5
         t.view(-1)[0] = True
         return t.to(device or self.dev)
 
