@@ -3,8 +3,8 @@
 
   summarize.py [--results DIR] [--facts DIR]
 
-reads DIR/aten.jsonl.gz (census.py; else DIR/aten.jsonl) and DIR/frontend.jsonl (frontend_census) and writes, in the facts
-directory (default checker/facts):
+reads DIR/aten.jsonl.gz (census.py; else DIR/aten.jsonl) and DIR/frontend.jsonl (frontend_census) and writes,
+in the facts directory (default checker/facts):
   census-aten.tsv      one row per ATen overload: verdict always / depends / never / not-run, cases that
                        synchronized of cases run, the condition, the mechanism, the schema, and the verdict per
                        condition of the hand-written and varied cases (an eighth column, left out when none:
