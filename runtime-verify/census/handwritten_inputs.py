@@ -457,7 +457,7 @@ def clamp(x):
             ("max only", [x.f(4, 4), None, 0.5], {})]
 
 
-@case("aten::_amp_update_scale_")
+@case("aten::_amp_update_scale_", "aten::_amp_update_scale")
 def amp_update_scale(x):
     torch = x.torch
     scale = torch.ones(1, device=x.dev)
@@ -473,6 +473,11 @@ def assert_async(x):
 
 # ------------------------------------------------------------------------------------------------------------
 # Pooling, unpooling, padding, upsampling: the ranks they need.
+
+@case("aten::_adaptive_avg_pool3d")
+def adaptive_avg_pool3d(x):
+    return [("output 2", [x.f(1, 2, 4, 4, 4), [2, 2, 2]], {})]
+
 
 @case("aten::max_pool3d_with_indices")
 def max_pool3d(x):
@@ -792,3 +797,24 @@ def record_stream(x):
 @case("aten::set_.source_Storage")
 def set_storage(x):
     return [("another tensor's storage", [x.f(4), x.f(8).untyped_storage()], {})]
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Attention kernels: half precision, [batch, heads, length, head dim].
+
+@case("aten::_scaled_dot_product_flash_attention")
+def sdpa_flash(x):
+    q, k, v = (x.f(1, 2, 16, 64, dtype=x.torch.float16) for _ in range(3))
+    return [("not causal", [q, k, v], {}), ("causal", [q, k, v, 0.0, True], {})]
+
+
+@case("aten::_scaled_dot_product_cudnn_attention")
+def sdpa_cudnn(x):
+    q, k, v = (x.f(1, 2, 16, 64, dtype=x.torch.float16) for _ in range(3))
+    return [("no bias, not causal", [q, k, v, None, False], {})]
+
+
+@case("aten::_flash_attention_forward")
+def flash_attention_forward(x):
+    q, k, v = (x.f(1, 16, 2, 64, dtype=x.torch.float16) for _ in range(3))
+    return [("dense batch, no cumulative lengths", [q, k, v, None, None, 16, 16, 0.0, False, False], {})]
