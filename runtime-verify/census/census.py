@@ -639,28 +639,59 @@ def worker_main(args):
 
 
 def list_cases_main(args):
-    """Builds and calls every case of the selected overloads on --device in this process, measuring nothing:
-    one JSON line per overload with its cases (description, condition) and errors, and a summary on stdout."""
+    """Builds and calls every case of the selected overloads on --device, measuring nothing: one JSON line per
+    overload with its cases (description, condition) and errors, and a summary on stdout. A child process does
+    the work and is started again after an overload that crashed it (recorded as crashed)."""
     import torch
     overloads = enumerate_overloads(torch)
     if args.only:
         overloads = [o for o in overloads if re.search(args.only, o[0])]
     if args.limit:
         overloads = overloads[:args.limit]
-    w = Worker(torch, None, args.device)
-    w.vary = not args.no_variation
-    ran = 0
-    with open(args.out, "w") as out:
-        for qualified, kernel in overloads:
-            try:
-                rec = w.census(qualified, kernel)
-            except Exception as e:  # noqa: BLE001
-                rec = {"overload": qualified, "kernel": kernel, "cases": [], "errors": [f"census error: {e}"[:200]]}
-            rec["cases"] = [{"case": c["case"], "condition": c.get("condition", "")} for c in rec["cases"]]
-            ran += bool(rec["cases"])
-            out.write(json.dumps(rec) + "\n")
-            out.flush()
-    print(json.dumps({"device": args.device, "overloads": len(overloads), "with_a_case": ran}))
+    if args.child:
+        w = Worker(torch, None, args.device)
+        w.vary = not args.no_variation
+        finished = done_overloads(args.out)
+        with open(args.out, "a") as out:
+            for qualified, kernel in overloads:
+                if qualified in finished:
+                    continue
+                with open(args.out + ".current", "w") as cur:
+                    cur.write(qualified)
+                try:
+                    rec = w.census(qualified, kernel)
+                except Exception as e:  # noqa: BLE001
+                    rec = {"overload": qualified, "kernel": kernel, "cases": [],
+                           "errors": [f"census error: {e}"[:200]]}
+                rec["cases"] = [{"case": c["case"], "condition": c.get("condition", "")} for c in rec["cases"]]
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+        return
+    open(args.out, "w").close()
+    kernels = dict(overloads)
+    while True:
+        rc = subprocess.call([sys.executable, __file__, *sys.argv[1:], "--child"])
+        if rc == 0:
+            break
+        current = open(args.out + ".current").read().strip() if os.path.exists(args.out + ".current") else ""
+        if not current or current in done_overloads(args.out):
+            sys.exit(rc)
+        with open(args.out, "a") as out:
+            out.write(json.dumps({"overload": current, "kernel": kernels.get(current, ""), "cases": [],
+                                  "errors": [f"crashed (exit {rc})"]}) + "\n")
+    with open(args.out) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    print(json.dumps({"device": args.device, "overloads": len(records),
+                      "with_a_case": sum(1 for r in records if r["cases"]),
+                      "crashed": sum(1 for r in records if r["errors"][:1] and r["errors"][0].startswith("crashed"))}))
+
+
+def done_overloads(path):
+    """The overloads that a results file has a line for."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {json.loads(line)["overload"] for line in f if line.strip()}
 
 
 def parent_main(args):
@@ -774,6 +805,7 @@ def main():
     ap.add_argument("--no-variation", action="store_true",
                     help="measure the hand-written, OpInfo and schema cases only, without varying their arguments")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ops", help=argparse.SUPPRESS)
     ap.add_argument("--results", help=argparse.SUPPRESS)
     args = ap.parse_args()
