@@ -6,9 +6,9 @@ whether it synchronizes, each with the condition it varies.
   optional        a Tensor? argument given in the case: absent ('weight absent'); one not given: a tensor of the
                   second dimension of the first input ('weight present')
   0-dim device    a 0-dim tensor argument other than the first: on the other device ('value: 0-dim on the CPU')
-  size            every tensor argument shaped like the first: empty ('size: empty'; not when an integer
-                  tensor of another shape or a lengths argument would still point into it), or with a last
-                  dimension of 2048 ('size: large')
+  size            every tensor argument shaped like the first: empty ('size: empty') or with a last dimension
+                  of 2048 ('size: large'); only when no other tensor argument (but 0-dim ones) and no lengths
+                  argument keeps its shape, which kernels trust
   range           histc-style 'min' and 'max' numbers: both 0 (read from the data) or -3 and 3 ('range: given');
                   a 'range' list: absent or [-3, 3]
   count           'num_classes' / 'minlength' / 'output_size' integers: absent or given
@@ -127,14 +127,15 @@ def _sizes(torch, schema, types, args, kwargs, slots, self_value, device):
     same = [a.name for a in schema.arguments if not a.is_out and types.get(a.name) in ("Tensor", "Tensor?")
             and isinstance(_get(slots, args, kwargs, a.name), torch.Tensor)
             and list(_get(slots, args, kwargs, a.name).shape) == shape]
-    # An empty first input with indices or lengths that still point into it reads out of bounds in kernels that
-    # trust them (the CPU _ctc_loss_backward crashes): no empty case when an integer tensor or a lengths list
-    # keeps its values.
-    kept_indices = any(
-        isinstance(_get(slots, args, kwargs, a.name), torch.Tensor) and a.name not in same
-        and not _get(slots, args, kwargs, a.name).is_floating_point()
-        and not _get(slots, args, kwargs, a.name).is_complex()
-        or "length" in a.name for a in schema.arguments if not a.is_out)
+    # Only when every other tensor argument follows (or is 0-dim): a kernel that trusts the shapes of its other
+    # arguments (a backward's saved input, indices, lengths) reads out of bounds on a resized first input (the
+    # CPU kernels of the padding and normalization backwards crashed), and none when a lengths argument keeps
+    # pointing into it.
+    others = [_get(slots, args, kwargs, a.name) for a in schema.arguments if not a.is_out and a.name not in same]
+    if any(isinstance(v, torch.Tensor) and v.dim() > 0 for v in others) or any(
+            isinstance(v, list) and any(isinstance(x, torch.Tensor) for x in v) for v in others) or any(
+            "length" in a.name for a in schema.arguments):
+        return
     large_last = max(LARGE_LAST_DIM, shape[-1])
     n_large = large_last
     for s in shape[:-1]:
@@ -142,8 +143,6 @@ def _sizes(torch, schema, types, args, kwargs, slots, self_value, device):
     for label, new_shape in (("size: empty", [0] + shape[1:]),
                              (f"size: large (last dimension {large_last})", shape[:-1] + [large_last])):
         if label.startswith("size: large") and (n_large > MAX_LARGE_ELEMENTS or shape[-1] >= LARGE_LAST_DIM):
-            continue
-        if label == "size: empty" and kept_indices:
             continue
         changes = {}
         for name in same:
