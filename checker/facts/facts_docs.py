@@ -278,6 +278,10 @@ def not_run_reason(condition):
         return "no input could be built"
     if condition.startswith("crashed") or condition.startswith("hung"):
         return "the worker crashed or hung"
+    if condition.startswith("not reached before --time-limit"):
+        return "not reached: the time limit stopped its worker"
+    if condition.startswith("building inputs"):
+        return "its hand-written inputs could not be built"
     if re.search(r"CUDA error|device-side assert|illegal memory access|unspecified launch", condition):
         return "a CUDA error"
     if "a tensor for the" in condition:

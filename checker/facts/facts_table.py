@@ -68,10 +68,28 @@ def load(yaml_path, aten_path, frontend_path):
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            overload, kernel, verdict, cases, condition, mechanism, schema = line.rstrip("\n").split("\t")
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) not in (7, 8):
+                raise TableError(f"{aten_path}: a row of {len(fields)} columns, not 7 or 8: {fields[0]}")
+            overload, kernel, verdict, cases, condition, mechanism, schema = fields[:7]
             census.append(dict(overload=overload, kernel=kernel, verdict=verdict, cases=cases,
-                               condition=condition, mechanism=mechanism, schema=schema))
+                               condition=condition, mechanism=mechanism, schema=schema,
+                               per_condition=per_condition(fields[7] if len(fields) == 8 else "")))
     return table, census
+
+
+def per_condition(text):
+    """[(condition, verdict, 'synced/run')] of census-aten.tsv's eighth column ('weight absent => never 0/1 |
+    weight present => always 1/1'), which summarize.py writes for rows with hand-written or varied cases; []
+    for a row without it."""
+    out = []
+    for part in text.split(" | ") if text else []:
+        condition, _, result = part.rpartition(" => ")
+        verdict, _, counts = result.partition(" ")
+        if not condition or verdict not in ("always", "never", "depends"):
+            raise TableError(f"census-aten.tsv: a verdict per condition that does not read: '{part}'")
+        out.append((condition, verdict, counts))
+    return out
 
 
 def read_frontend(frontend_path):

@@ -11,10 +11,17 @@ the first pinned allocation is not counted), then measured once with three signa
 A case synchronizes when the host waited, or the call made a synchronizing CUDA call, or the debug mode
 warned. Results are written as JSON lines, one per overload, and summarize.py turns them into the table.
 
+Besides the OpInfo and schema inputs, hand-written inputs (handwritten_inputs.py) are tried first, and the
+first measured case is varied in the arguments that can decide (variation.py); each case records the
+condition it varies ("condition"), so that summarize.py gives a verdict per condition.
+
 Usage (on the GPU machine, with torch 2.11):
   census.py --lib build/libcupti_counter.so --out results.jsonl [--workers 4] [--only REGEX] [--limit N]
 A worker that crashes or hangs (a device-side assert, a kernel that never ends) is restarted after the
 overload it was running, which is recorded as "crashed" or "hung".
+
+Without a GPU, the inputs can be built and called without measuring (no CUPTI, one process):
+  census.py --list-cases --device cpu --out cases.jsonl [--only REGEX]
 """
 import argparse
 import ctypes
@@ -27,16 +34,22 @@ import time
 import traceback
 import warnings
 
+import handwritten_inputs
+import variation
+
 SLEEP_MS = 10.0       # the GPU sleep queued before each measured call
 LONG_SLEEP_MS = 100.0  # re-measure with this when a slow host call looks like a wait
 MAX_CASES = 4          # measured cases per overload
 MAX_ATTEMPTS = 16      # candidate cases tried per overload
+MAX_HANDWRITTEN = 12   # hand-written cases measured per overload
+MAX_VARIED = 4         # varied cases measured per overload (of up to 2 * MAX_VARIED tried)
 HANG_SECONDS = 30      # a worker that records nothing for this long is killed
 
 # CUDA calls that make the host wait: the facts' one list (checker/facts/sync-facts.yaml, cuda_waits, generated
 # into python/torch_sync/cuda_waits.py), measured by frontend_census on the H200 (results/frontend.jsonl): cudaFree,
 # cudaFreeHost and cudaHostUnregister waited; cudaMalloc, cudaHostAlloc, cudaHostRegister and cudaMemset on device
 # memory did not. *Async forms are excluded below.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 "python"))
 from torch_sync import cuda_waits  # noqa: E402
@@ -175,12 +188,30 @@ def describe(value, torch):
     return repr(value)[:40]
 
 
+# Python-level names that OpInfo samples give for an int parameter of the aten schema.
+ENUM_INTS = {"reduction": {"none": 0, "mean": 1, "sum": 2},
+             "mode": {"sum": 0, "mean": 1, "max": 2},
+             "interpolation_mode": {"bilinear": 0, "nearest": 1, "bicubic": 2},
+             "padding_mode": {"zeros": 0, "border": 1, "reflection": 2}}
+# Parameters that take int64 indices in [0, 2), valid for every schema input's dimensions.
+INDEX_NAMES = {"index", "indices", "offsets", "input_lengths", "target_lengths", "lengths", "offset2bag",
+               "bag_size", "maximum_indices", "max_indices"}
+
+
 class Worker:
-    def __init__(self, torch, counter):
+    def __init__(self, torch, counter, device="cuda"):
         self.torch = torch
         self.counter = counter
-        self.cycles_per_ms = self.calibrate()
+        self.device = device
+        self.dry = counter is None  # build and call the cases, measure nothing
+        self.vary = True
+        self.cycles_per_ms = None if self.dry else self.calibrate()
         self.opinfos = self.load_opinfos()
+
+    def sync(self):
+        """Waits for the device (nothing to wait for on the CPU)."""
+        if self.device != "cpu":
+            self.torch.cuda.synchronize()
 
     def calibrate(self):
         torch = self.torch
@@ -243,6 +274,9 @@ class Worker:
     def run_case(self, fn):
         """Warm up, then measure. Raises what the call raises."""
         fn()
+        if self.dry:
+            return {"waited": False, "host_ms": 0, "sdm": 0, "calls": {}, "copies": [], "sync": False,
+                    "mechanism": "", "dry": True}
         self.torch.cuda.synchronize()
         m = self.measure(fn, SLEEP_MS)
         syncs = sync_calls(m["calls"], m["copies"])
@@ -265,7 +299,7 @@ class Worker:
         out_names = [a.name for a in schema.arguments if a.is_out]
         for op in ops[:2]:
             try:
-                dtypes = op.supported_dtypes("cuda")
+                dtypes = op.supported_dtypes(self.device)
             except Exception:  # noqa: BLE001
                 continue
             dtype = next((d for d in (torch.float32, torch.int64, torch.bool, torch.float64) if d in dtypes),
@@ -273,24 +307,27 @@ class Worker:
             if dtype is None:
                 continue
             try:
-                samples = list(op.sample_inputs("cuda", dtype, requires_grad=False))[:6]
+                samples = list(op.sample_inputs(self.device, dtype, requires_grad=False))[:6]
             except Exception:  # noqa: BLE001
                 continue
             for s in samples:
                 args = [s.input, *s.args]
-                kwargs = dict(s.kwargs)
+                kwargs = self.enum_ints(schema, dict(s.kwargs))
                 desc = ", ".join([describe(a, torch) for a in args] +
                                  [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
                 yield f"opinfo {op.name}: {desc}", args, kwargs, out_names, inplace
 
     def schema_cases(self, schema):
         torch = self.torch
-        variants = [("f32[4,4]", lambda: torch.randn(4, 4, device="cuda")),
-                    ("f32[4]", lambda: torch.randn(4, device="cuda")),
-                    ("f32[2,3,4,4]", lambda: torch.randn(2, 3, 4, 4, device="cuda")),
-                    ("i64[4]", lambda: torch.zeros(4, dtype=torch.int64, device="cuda")),
-                    ("bool[4,4]", lambda: torch.rand(4, 4, device="cuda") > 0.5),
-                    ("f32[]", lambda: torch.randn((), device="cuda"))]
+        dev = self.device
+        variants = [("f32[4,4]", lambda: torch.randn(4, 4, device=dev)),
+                    ("f32[4]", lambda: torch.randn(4, device=dev)),
+                    ("f32[2,3,4,4]", lambda: torch.randn(2, 3, 4, 4, device=dev)),
+                    ("i64[4]", lambda: torch.zeros(4, dtype=torch.int64, device=dev)),
+                    ("bool[4,4]", lambda: torch.rand(4, 4, device=dev) > 0.5),
+                    ("f32[]", lambda: torch.randn((), device=dev)),
+                    ("f32[2,3,8]", lambda: torch.randn(2, 3, 8, device=dev)),
+                    ("f32[1,2,4,4,4]", lambda: torch.randn(1, 2, 4, 4, 4, device=dev))]
         for label, make in variants:
             args, kwargs, ok = [], {}, True
             for a in schema.arguments:
@@ -301,7 +338,7 @@ class Worker:
                     continue
                 if t in ("Tensor?",) and a.has_default_value():
                     continue
-                value = self.value_for(a.name, t, make)
+                value = self.value_for(a.name, t, make, schema)
                 if value is _NO_VALUE:
                     ok = False
                     break
@@ -316,18 +353,42 @@ class Worker:
                              [f"{k}={describe(v, torch)}" for k, v in kwargs.items()])
             yield f"schema {label}: {desc}", args, kwargs, out_names, False
 
-    def value_for(self, name, t, make):
+    def value_for(self, name, t, make, schema=None):
         torch = self.torch
+        dev = self.device
         if t == "Tensor?[]":
             # An index list: a long index that fits any first dimension, or a mask the shape of the input.
             sample = make()
             if sample.dtype == torch.bool:
                 return [sample]
-            return [torch.zeros(1, dtype=torch.int64, device="cuda")]
+            return [torch.zeros(1, dtype=torch.int64, device=dev)]
         if t.startswith("Tensor") and t.endswith("[]"):
             return [make(), make()]
+        if t.startswith("Tensor") and name in INDEX_NAMES:
+            # int64 indices in [0, 2): valid positions along any dimension of the inputs (all at least 2 long).
+            sample = make()
+            return torch.randint(0, 2, sample.shape, dtype=torch.int64, device=dev)
+        if t.startswith("Tensor") and name == "target":
+            # A class target: the input's shape without its class dimension (1), classes in [0, C).
+            sample = make()
+            if sample.dim() == 0:
+                return torch.zeros((), dtype=torch.int64, device=dev)
+            classes = sample.shape[1] if sample.dim() > 1 else sample.shape[0]
+            shape = sample.shape[:1] + sample.shape[2:] if sample.dim() > 1 else ()
+            return torch.randint(0, classes, shape, dtype=torch.int64, device=dev)
+        if t.startswith("Tensor") and name == "mask":
+            return make() != 0 if make().dtype != torch.bool else make()
         if t.startswith("Tensor"):
             return make()
+        if t == "bool[]" and schema is not None:
+            m = re.search(rf"bool\[(\d+)\]\??\s+{re.escape(name)}\b", str(schema))
+            return [True] * int(m.group(1)) if m else [True]
+        if t in ("Scalar[]", "float[]"):
+            return [0.5, 0.5]
+        if t == "str" and name == "reduce":
+            return "sum" if "scatter_reduce" in str(schema) or "index_reduce" in str(schema) else "add"
+        if t == "Stream" and dev != "cpu":
+            return torch.cuda.current_stream()
         if t in ("int", "SymInt", "int?", "SymInt?"):
             return 0 if "dim" in name else 2
         if t in ("int[]", "SymInt[]", "int[1]", "int[2]", "int[3]", "SymInt[1]", "SymInt[2]", "int[]?", "SymInt[]?",
@@ -342,7 +403,7 @@ class Worker:
         if t in ("ScalarType", "ScalarType?"):
             return torch.float32
         if t in ("Device", "Device?"):
-            return torch.device("cuda")
+            return torch.device(dev)
         if t in ("Layout", "Layout?"):
             return torch.strided
         if t in ("MemoryFormat?", "Generator?", "str?", "Dimname?"):
@@ -359,43 +420,109 @@ class Worker:
             record["errors"].append(f"not resolvable from Python: {e}"[:200])
             return record
         schema = op._schema
+        self.op, self.schema = op, schema
         record["schema"] = str(schema)
-        attempts = 0
+        out_names = [a.name for a in schema.arguments if a.is_out]
+        inplace = base.endswith("_")
+        self.attempts = 0
         seen_desc = set()
+        # Hand-written inputs first: their own cap, their own conditions.
+        self.run_cases(record, self.handwritten_cases(qualified, schema, out_names, inplace), seen_desc,
+                       len(record["cases"]) + MAX_HANDWRITTEN, MAX_ATTEMPTS)
+        n_hand = len(record["cases"])
         sources = [self.opinfo_cases(base, overload, schema), self.schema_cases(schema)]
         for source in sources:
-            for desc, args, kwargs, out_names, inplace in source:
-                if len(record["cases"]) >= MAX_CASES or attempts >= MAX_ATTEMPTS:
-                    break
-                if desc in seen_desc:
-                    continue
-                seen_desc.add(desc)
-                attempts += 1
-                try:
-                    try:
-                        fn = self.bind(op, schema, args, kwargs, out_names, inplace)
-                    except (RuntimeError, TypeError):
-                        # OpInfo samples pass Python lists and numbers where an overload takes tensors
-                        # (ctc_loss's lengths, linspace's bounds): the same values as CUDA tensors.
-                        coerced = self.coerce(schema, args, kwargs)
-                        if coerced is None:
-                            raise
-                        args, kwargs = coerced
-                        desc += " (lists and numbers as CUDA tensors)"
-                        fn = self.bind(op, schema, args, kwargs, out_names, inplace)
-                    m = self.run_case(fn)
-                except Exception as e:  # noqa: BLE001 - the op refused these inputs
-                    msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
-                    if re.search(r"CUDA error|device-side assert|illegal memory access|unspecified launch", msg):
-                        record["errors"].append(msg)
-                        record["fatal"] = True
-                        return record
-                    if len(record["errors"]) < 3:
-                        record["errors"].append(f"{desc[:100]} -> {msg}")
-                    continue
-                m["case"] = desc[:300]
-                record["cases"].append(m)
+            self.run_cases(record, source, seen_desc, max(MAX_CASES, n_hand + 1), MAX_ATTEMPTS)
+        # Then the first measured case, varied in each argument that can decide.
+        measured = [c for c in record["cases"] if "_inputs" in c]
+        # Not for backward kernels, whose arguments are tied to a forward call's (a saved input, its statistics):
+        # their CPU kernels crashed on the varied ones, and users do not call them.
+        if measured and self.vary and "backward" not in base:
+            args, kwargs = measured[min(n_hand, len(measured) - 1)]["_inputs"]
+            varied = self.varied_cases(schema, args, kwargs, out_names, inplace)
+            self.run_cases(record, varied, seen_desc, len(record["cases"]) + MAX_VARIED,
+                           self.attempts + 2 * MAX_VARIED)
+        for c in record["cases"]:
+            c.pop("_inputs", None)
         return record
+
+    def handwritten_cases(self, qualified, schema, out_names, inplace):
+        """(description, args, kwargs, out_names, inplace, condition) of handwritten_inputs.py."""
+        builder = handwritten_inputs.cases_for(qualified, bool(out_names))
+        if builder is None:
+            return
+        built = builder(handwritten_inputs.Inputs(self.torch, self.device))
+        for condition, args, kwargs in built:
+            desc = ", ".join([describe(a, self.torch) for a in args] +
+                             [f"{k}={describe(v, self.torch)}" for k, v in kwargs.items()])
+            yield f"hand-written ({condition}): {desc}", args, kwargs, out_names, inplace, condition
+
+    def varied_cases(self, schema, args, kwargs, out_names, inplace):
+        """The cases of variation.py from one measured case."""
+        types = schema_types(str(schema))
+        for condition, vargs, vkwargs in variation.variations(self.torch, schema, types, args, kwargs, self.device):
+            desc = ", ".join([describe(a, self.torch) for a in vargs] +
+                             [f"{k}={describe(v, self.torch)}" for k, v in vkwargs.items()])
+            yield f"varied ({condition}): {desc}", vargs, vkwargs, out_names, inplace, condition
+
+    def enum_ints(self, schema, kwargs):
+        """kwargs with the Python names of int enums ('mean' for reduction) as the schema's ints."""
+        types = schema_types(str(schema))
+        out = dict(kwargs)
+        for k, v in kwargs.items():
+            if isinstance(v, str) and k in ENUM_INTS and types.get(k) in ("int", "int?") and v in ENUM_INTS[k]:
+                out[k] = ENUM_INTS[k][v]
+        return out
+
+    def run_cases(self, record, source, seen_desc, max_cases, max_attempts):
+        """Binds and measures the cases of source into record until max_cases are measured or max_attempts
+        tried; returns False after a fatal CUDA error (record['fatal'] is then set)."""
+        op, schema = self.op, self.schema
+        if record.get("fatal"):
+            return False
+        while True:
+            try:
+                item = next(source, None)
+            except Exception as e:  # noqa: BLE001 - a builder that fails is recorded like a refused input
+                if len(record["errors"]) < 3:
+                    record["errors"].append(f"building inputs -> {type(e).__name__}: {str(e)[:120]}")
+                return True
+            if item is None:
+                return True
+            desc, args, kwargs, out_names, inplace = item[:5]
+            condition = item[5] if len(item) > 5 else ""
+            if len(record["cases"]) >= max_cases or self.attempts >= max_attempts:
+                return True
+            if desc in seen_desc:
+                continue
+            seen_desc.add(desc)
+            self.attempts += 1
+            try:
+                try:
+                    fn = self.bind(op, schema, args, kwargs, out_names, inplace)
+                except (RuntimeError, TypeError):
+                    # OpInfo samples pass Python lists and numbers where an overload takes tensors
+                    # (ctc_loss's lengths, linspace's bounds): the same values as CUDA tensors.
+                    coerced = self.coerce(schema, args, kwargs)
+                    if coerced is None:
+                        raise
+                    args, kwargs = coerced
+                    desc += " (lists and numbers as CUDA tensors)"
+                    fn = self.bind(op, schema, args, kwargs, out_names, inplace)
+                m = self.run_case(fn)
+            except Exception as e:  # noqa: BLE001 - the op refused these inputs
+                msg = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+                if re.search(r"CUDA error|device-side assert|illegal memory access|unspecified launch", msg):
+                    record["errors"].append(msg)
+                    record["fatal"] = True
+                    return False
+                if len(record["errors"]) < 3:
+                    record["errors"].append(f"{desc[:100]} -> {msg}")
+                continue
+            m["case"] = desc[:300]
+            m["condition"] = condition
+            m["_inputs"] = (args, kwargs)
+            record["cases"].append(m)
 
     def coerce(self, schema, args, kwargs):
         """args and kwargs with each list of numbers or number given for a Tensor parameter made a CUDA
@@ -406,10 +533,10 @@ class Worker:
             if isinstance(value, bool):
                 return None
             if isinstance(value, (int, float)):
-                return torch.tensor(value, device="cuda")
+                return torch.tensor(value, device=self.device)
             if isinstance(value, (list, tuple)) and value and all(
                     isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-                return torch.tensor(list(value), device="cuda")
+                return torch.tensor(list(value), device=self.device)
             return None
 
         positional = [a for a in schema.arguments if not a.kwarg_only]
@@ -468,14 +595,14 @@ class Worker:
             results = functional if isinstance(functional, (tuple, list)) else [functional]
             for i, name in enumerate(out_names):
                 r = results[i] if i < len(results) else None
-                outs[name] = torch.empty_like(r) if isinstance(r, torch.Tensor) else torch.empty(0, device="cuda")
+                outs[name] = torch.empty_like(r) if isinstance(r, torch.Tensor) else torch.empty(0, device=self.device)
 
         def call():
             return op(*[fresh(a) for a in args], **{k: fresh(v) for k, v in kwargs.items()}, **outs)
 
         # Fail here, not in the measurement, when the inputs do not fit.
         call()
-        torch.cuda.synchronize()
+        self.sync()
         return call
 
 
@@ -489,6 +616,7 @@ def worker_main(args):
         print(f"census: CUPTI unavailable: {counter.error}", file=sys.stderr)
         sys.exit(2)
     w = Worker(torch, counter)
+    w.vary = not args.no_variation
     # A check of the measurement itself: item syncs, add does not.
     x = torch.randn(4, device="cuda")
     item = w.run_case(lambda: torch.ops.aten._local_scalar_dense.default(x[0]))
@@ -510,6 +638,62 @@ def worker_main(args):
             out.flush()
             if rec.get("fatal"):
                 sys.exit(4)  # the CUDA context is unusable: the parent starts a new worker
+
+
+def list_cases_main(args):
+    """Builds and calls every case of the selected overloads on --device, measuring nothing: one JSON line per
+    overload with its cases (description, condition) and errors, and a summary on stdout. A child process does
+    the work and is started again after an overload that crashed it (recorded as crashed)."""
+    import torch
+    overloads = enumerate_overloads(torch)
+    if args.only:
+        overloads = [o for o in overloads if re.search(args.only, o[0])]
+    if args.limit:
+        overloads = overloads[:args.limit]
+    if args.child:
+        w = Worker(torch, None, args.device)
+        w.vary = not args.no_variation
+        finished = done_overloads(args.out)
+        with open(args.out, "a") as out:
+            for qualified, kernel in overloads:
+                if qualified in finished:
+                    continue
+                with open(args.out + ".current", "w") as cur:
+                    cur.write(qualified)
+                try:
+                    rec = w.census(qualified, kernel)
+                except Exception as e:  # noqa: BLE001
+                    rec = {"overload": qualified, "kernel": kernel, "cases": [],
+                           "errors": [f"census error: {e}"[:200]]}
+                rec["cases"] = [{"case": c["case"], "condition": c.get("condition", "")} for c in rec["cases"]]
+                out.write(json.dumps(rec) + "\n")
+                out.flush()
+        return
+    open(args.out, "w").close()
+    kernels = dict(overloads)
+    while True:
+        rc = subprocess.call([sys.executable, __file__, *sys.argv[1:], "--child"])
+        if rc == 0:
+            break
+        current = open(args.out + ".current").read().strip() if os.path.exists(args.out + ".current") else ""
+        if not current or current in done_overloads(args.out):
+            sys.exit(rc)
+        with open(args.out, "a") as out:
+            out.write(json.dumps({"overload": current, "kernel": kernels.get(current, ""), "cases": [],
+                                  "errors": [f"crashed (exit {rc})"]}) + "\n")
+    with open(args.out) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    print(json.dumps({"device": args.device, "overloads": len(records),
+                      "with_a_case": sum(1 for r in records if r["cases"]),
+                      "crashed": sum(1 for r in records if r["errors"][:1] and r["errors"][0].startswith("crashed"))}))
+
+
+def done_overloads(path):
+    """The overloads that a results file has a line for."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {json.loads(line)["overload"] for line in f if line.strip()}
 
 
 def parent_main(args):
@@ -546,7 +730,8 @@ def parent_main(args):
         with open(ops_file, "w") as f:
             f.writelines(f"{q}\t{k}\n" for q, k in p["todo"])
         p["proc"] = subprocess.Popen([sys.executable, __file__, "--worker", "--lib", args.lib, "--ops", ops_file,
-                                      "--results", p["results"]], stdout=subprocess.DEVNULL,
+                                      "--results", p["results"]] + (["--no-variation"] if args.no_variation else []),
+                                     stdout=subprocess.DEVNULL,
                                      stderr=open(f"{workdir}/w{p['i']}.log", "a"))
         p["last"] = time.time()
         p["count"] = len(finished)
@@ -589,6 +774,17 @@ def parent_main(args):
                     f.write(json.dumps({"overload": current, "kernel": dict(overloads).get(current, ""), "cases": [],
                                         "errors": ["hung" if hung else f"crashed (exit {rc})"]}) + "\n")
             start(p)
+    late = 0
+    for p in procs:
+        # Overloads that a worker stopped at --time-limit did not reach keep their row, as not run.
+        finished = set(done_names(p))
+        with open(p["results"], "a") as f:
+            for qualified, kernel in p["todo"]:
+                if qualified not in finished:
+                    late += 1
+                    f.write(json.dumps({"overload": qualified, "kernel": kernel, "cases": [],
+                                        "errors": ["not reached before --time-limit"]}) + "\n")
+    meta["not_reached"] = late
     with open(args.out, "w") as out:
         out.write(json.dumps({"meta": meta}) + "\n")
         for p in procs:
@@ -599,21 +795,31 @@ def parent_main(args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib", required=True, help="path of libcupti_counter.so")
+    ap.add_argument("--lib", help="path of libcupti_counter.so (not needed with --list-cases)")
     ap.add_argument("--out", help="results file (JSON lines)")
     ap.add_argument("--workers", type=int, default=4)
     ap.add_argument("--only", help="regular expression on the qualified overload name")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--time-limit", type=float, default=420, help="seconds before unfinished workers stop")
+    ap.add_argument("--list-cases", action="store_true",
+                    help="build and call the cases on --device without measuring, in one process, into --out")
+    ap.add_argument("--device", default="cuda", help="the device of the inputs with --list-cases (default cuda)")
+    ap.add_argument("--no-variation", action="store_true",
+                    help="measure the hand-written, OpInfo and schema cases only, without varying their arguments")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--ops", help=argparse.SUPPRESS)
     ap.add_argument("--results", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker_main(args)
-    else:
+    elif args.list_cases:
         if not args.out:
             ap.error("--out is required")
+        list_cases_main(args)
+    else:
+        if not args.out or not args.lib:
+            ap.error("--out and --lib are required")
         parent_main(args)
 
 

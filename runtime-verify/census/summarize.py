@@ -3,10 +3,12 @@
 
   summarize.py [--results DIR] [--facts DIR]
 
-reads DIR/aten.jsonl.gz (census.py) and DIR/frontend.jsonl (frontend_census) and writes, in the facts
-directory (default checker/facts):
+reads DIR/aten.jsonl.gz (census.py; else DIR/aten.jsonl) and DIR/frontend.jsonl (frontend_census) and writes,
+in the facts directory (default checker/facts):
   census-aten.tsv      one row per ATen overload: verdict always / depends / never / not-run, cases that
-                       synchronized of cases run, the condition, the mechanism
+                       synchronized of cases run, the condition, the mechanism, the schema, and the verdict per
+                       condition of the hand-written and varied cases (an eighth column, left out when none:
+                       'weight absent => never 0/1 | weight present => always 1/1')
   census-frontend.tsv  one row per measured C++ frontend or CUDA API call: synchronizes yes / no / error
 A case synchronizes when the host waited for the GPU sleep, the call made a synchronizing CUDA call, or the
 sync debug mode warned (census.py's sync_calls and mechanism say what each means). The verdict is recomputed
@@ -41,13 +43,30 @@ def case_sync(case):
     return bool(case["waited"] or sync_calls(case["calls"], case["copies"]) or case["sdm"])
 
 
+def verdict_of(synced, run):
+    """always / never / depends for synced of run cases."""
+    return "always" if synced == run else "never" if synced == 0 else "depends"
+
+
+def condition_verdicts(cases):
+    """The verdict per condition of the cases that name one (hand-written and varied cases), in the order the
+    conditions were first measured: 'condition => verdict synced/run', joined by ' | '."""
+    by_condition = {}
+    for c in cases:
+        if c.get("condition"):
+            by_condition.setdefault(clean(c["condition"], 80).replace("|", "/"), []).append(case_sync(c))
+    return " | ".join(f"{cond} => {verdict_of(sum(syncs), len(syncs))} {sum(syncs)}/{len(syncs)}"
+                      for cond, syncs in by_condition.items())
+
+
 def aten_rows(records):
     rows = []
     for r in records:
         cases = r["cases"]
         if not cases:
             reason = "; ".join(r["errors"][:1]) or "no input fitted"
-            rows.append((r["overload"], r["kernel"], "not-run", "0/0", clean(reason, 160), "", r.get("schema", "")))
+            rows.append((r["overload"], r["kernel"], "not-run", "0/0", clean(reason, 160), "", r.get("schema", ""),
+                         ""))
             continue
         synced = [c for c in cases if case_sync(c)]
         calm = [c for c in cases if not case_sync(c)]
@@ -77,7 +96,7 @@ def aten_rows(records):
             mech = (mechanism(full[0]["calls"], full[0]["copies"], full[0]["sdm"], full[0]["waited"]) if full
                     else counts.most_common(1)[0][0])
         rows.append((r["overload"], r["kernel"], verdict, f"{len(synced)}/{len(cases)}", clean(condition, 240),
-                     clean(mech, 160), r.get("schema", "")))
+                     clean(mech, 160), r.get("schema", ""), condition_verdicts(cases)))
     return rows
 
 
@@ -101,7 +120,10 @@ def main():
     ap.add_argument("--results", default=os.path.join(HERE, "results"))
     ap.add_argument("--facts", default=os.path.join(ROOT, "checker", "facts"))
     args = ap.parse_args()
-    with gzip.open(os.path.join(args.results, "aten.jsonl.gz"), "rt") as f:
+    aten = os.path.join(args.results, "aten.jsonl.gz")
+    if not os.path.exists(aten) and os.path.exists(aten[:-3]):
+        aten = aten[:-3]  # a run's own output, not yet compressed
+    with (gzip.open if aten.endswith(".gz") else open)(aten, "rt") as f:
         records = [json.loads(line) for line in f if line.strip()]
     meta = records[0]["meta"]
     records = sorted(records[1:], key=lambda r: r["overload"])
@@ -117,9 +139,11 @@ def main():
                   f"CUDA kernel ({cuda_run} run), {meta['composite']} composite; verdicts: "
                   + ", ".join(f"{k} {verdicts[k]}" for k in ("always", "depends", "never", "not-run")) + "\n")
         out.write("# columns: overload, kernel, verdict, cases synced/run, condition (the measured inputs), "
-                  "mechanism, schema\n")
+                  "mechanism, schema, verdict per condition (condition => verdict synced/run | ...)\n")
         for row in rows:
-            out.write("\t".join(row) + "\n")
+            # The eighth column only where a case named a condition: the rows of a census without hand-written
+            # or varied cases keep their seven columns.
+            out.write("\t".join(row if row[7] else row[:7]) + "\n")
     with open(os.path.join(args.results, "frontend.jsonl")) as f:
         lines = [json.loads(line) for line in f if line.strip()]
     with open(os.path.join(args.facts, "census-frontend.tsv"), "w") as out:
