@@ -221,7 +221,11 @@ void exempt_torch_save_cpu_module() {
 // device; to() of one to its tensor's own device copies nothing. (CUDA
 // devices only: the exempt twins name torch::kCUDA.)
 
-// The pieces of a tensor, returned by a project function.
+// The pieces of a tensor, returned by a project function: rowsOf for the
+// rule, halvesOf (called with CUDA tensors only) for its twin.
+std::vector<torch::Tensor> rowsOf(const torch::Tensor &values) {
+  return values.unbind();
+}
 std::vector<torch::Tensor> halvesOf(const torch::Tensor &values) {
   return values.chunk(2);
 }
@@ -236,7 +240,7 @@ void rule_cpu_of_views_and_pieces(torch::Device device) {
   keep(values.split(3).back().cpu());
   for (const auto &piece : values.unbind())
     keep(piece.cpu());
-  keep(halvesOf(values)[1].cpu());
+  keep(rowsOf(values)[1].cpu());
 }
 
 // Twin of rule_cpu_of_views_and_pieces: to() of views and pieces of a CUDA
