@@ -214,6 +214,62 @@ void exempt_torch_save_cpu_module() {
   torch::save(model, stream);
 }
 
+// Views and pieces keep their tensor's device: a view ('narrow', 'select',
+// 'x[0]'), and each piece of 'chunk', 'split' or 'unbind', read from the
+// std::vector they return ('parts[0]', 'parts.at(1)', a range-based for) or
+// from one a project function returns. cpu() of one is a copy from the
+// device; to() of one to its tensor's own device copies nothing. (CUDA
+// devices only: the exempt twins name torch::kCUDA.)
+
+// The pieces of a tensor, returned by a project function: rowsOf for the
+// rule, halvesOf (called with CUDA tensors only) for its twin.
+std::vector<torch::Tensor> rowsOf(const torch::Tensor &values) {
+  return values.unbind();
+}
+std::vector<torch::Tensor> halvesOf(const torch::Tensor &values) {
+  return values.chunk(2);
+}
+
+// cpu() of a view or of a piece of a device tensor copies it to the host.
+void rule_cpu_of_views_and_pieces(torch::Device device) {
+  auto values = torch::arange(8, torch::TensorOptions().device(device));
+  keep(values.narrow(0, 0, 4).cpu());
+  keep(values[1].cpu());
+  auto parts = values.chunk(2);
+  keep(parts[0].cpu());
+  keep(values.split(3).back().cpu());
+  for (const auto &piece : values.unbind())
+    keep(piece.cpu());
+  keep(rowsOf(values)[1].cpu());
+}
+
+// Twin of rule_cpu_of_views_and_pieces: to() of views and pieces of a CUDA
+// tensor to CUDA, the device they are on, copies nothing.
+void exempt_to_same_device_of_views_and_pieces(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  auto values = torch::arange(8, torch::TensorOptions().device(torch::kCUDA));
+  keep(values.narrow(0, 0, 4).to(torch::kCUDA));
+  keep(values[1].cuda());
+  auto parts = values.chunk(2);
+  keep(parts[0].to(torch::kCUDA));
+  keep(parts.at(1).to(values.device()));
+  keep(values.split(3).front().to(torch::kCUDA));
+  for (auto &piece : values.split(3))
+    keep(piece.to(torch::kCUDA));
+  keep(halvesOf(values)[0].to(torch::kCUDA));
+}
+
+// Twin of rule_cpu_of_views_and_pieces: cpu() of pieces of a host tensor
+// copies nothing.
+void exempt_cpu_of_host_pieces() {
+  auto host = torch::arange(8);
+  auto parts = host.chunk(2);
+  keep(parts[0].cpu());
+  for (const auto &piece : host.unbind())
+    keep(piece.cpu());
+}
+
 } // namespace
 
 int main() {
@@ -243,6 +299,9 @@ int main() {
   exempt_torch_save_cpu();
   rule_torch_save_module(device);
   exempt_torch_save_cpu_module();
+  rule_cpu_of_views_and_pieces(device);
+  exempt_to_same_device_of_views_and_pieces(device);
+  exempt_cpu_of_host_pieces();
   results.clear();
   return 0;
 }

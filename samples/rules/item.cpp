@@ -265,6 +265,30 @@ void rule_torch_linalg_namespace(torch::Device device) {
 }
 #endif
 
+// Views and pieces keep their tensor's device: item() of a piece of a device
+// tensor ('chunk', 'split', 'unbind', read from the std::vector they return)
+// copies it to the host; item() of a piece of a host tensor does not.
+
+// item() of a view or of a piece of a device tensor.
+void rule_item_of_views_and_pieces(torch::Device device) {
+  auto values = torch::arange(8, torch::TensorOptions().device(device));
+  hostSink = values.select(0, 2).item<float>();
+  auto parts = values.chunk(2);
+  hostSink = parts[1].sum().item<float>();
+  for (const auto &piece : values.split(4))
+    hostSink = piece.sum().item<float>();
+}
+
+// Twin of rule_item_of_views_and_pieces: the same reads of a host tensor.
+void exempt_item_of_host_views_and_pieces() {
+  auto host = torch::arange(8);
+  hostSink = host.select(0, 2).item<float>();
+  auto parts = host.chunk(2);
+  hostSink = parts[1].sum().item<float>();
+  for (const auto &piece : host.split(4))
+    hostSink = piece.sum().item<float>();
+}
+
 } // namespace
 
 int main() {
@@ -301,6 +325,8 @@ int main() {
 #if TORCH_VERSION_MAJOR * 100 + TORCH_VERSION_MINOR < 206 // before 2.6
   rule_torch_linalg_namespace(device);
 #endif
+  rule_item_of_views_and_pieces(device);
+  exempt_item_of_host_views_and_pieces();
   deviceResults.clear();
   return 0;
 }

@@ -35,8 +35,8 @@ DeviceInference::DeviceInference(ASTContext &Context, bool ProjectDatasetsOnCPU,
       AssumeModuleStateOnCpu(AssumeModuleStateOnCpu), Writes(Context),
       HostReads(Context), Guards(Context, *this, Writes),
       Modules(Context, *this),
-      Data(Context, Writes, ProjectDatasetsOnCPU, Facts),
-      Sites(Context, *this) {}
+      Data(Context, Writes, ProjectDatasetsOnCPU, Facts), Sites(Context, *this),
+      Lists(Context, Writes) {}
 
 DeviceInference::~DeviceInference() = default;
 
@@ -79,9 +79,12 @@ DeviceKind DeviceInference::variableDevice(const VarDecl &Var, unsigned Depth) {
   };
 
   VariableCache[&Var] = DeviceKind::Unspecified; // in progress
-  DeviceKind Result = Param  ? parameterDevice(*Param, Depth)
-                      : Init ? Evaluate(Init)
-                             : DeviceKind::Unspecified;
+  // 'for (auto &p : x.split(3))': p is one element of the range.
+  const Expr *Range = Param ? nullptr : Lists.loopRange(Var);
+  DeviceKind Result = Param   ? parameterDevice(*Param, Depth)
+                      : Range ? listElementDevice(Range, Depth + 1)
+                      : Init  ? Evaluate(Init)
+                              : DeviceKind::Unspecified;
   if (Result != DeviceKind::Unknown) {
     for (const BoundNodes &Nodes :
          match(writesToVariable(Var), *Function->getBody(), Context)) {
@@ -200,6 +203,9 @@ DeviceKind DeviceInference::tensorDevice(const Expr *E, unsigned Depth) {
     return Device == DeviceKind::Unknown ? Guards.guardedDevice(*Var, *Ref)
                                          : Device;
   }
+  // 'parts[0]', 'parts.at(1)' of 'parts = x.chunk(2)'.
+  if (const Expr *List = Lists.elementList(E))
+    return listElementDevice(List, Depth + 1);
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(E))
     return memberCallDevice(*Member, Depth);
   if (const auto *Member = dyn_cast<MemberExpr>(E))
@@ -624,14 +630,21 @@ const VarDecl *DeviceInference::deviceOrigin(const Expr *E, unsigned Depth) {
     return nullptr;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
     const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-    if (!Var || !Var->hasLocalStorage() ||
-        (Var->getType()->isReferenceType() && !isa<ParmVarDecl>(Var)))
+    if (!Var || !Var->hasLocalStorage())
+      return nullptr;
+    // The variable of a range-based for over pieces, never written.
+    if (const Expr *Range = Lists.loopRange(*Var))
+      return Writes.isNeverWritten(*Var) ? listElementOrigin(Range, Depth + 1)
+                                         : nullptr;
+    if (Var->getType()->isReferenceType() && !isa<ParmVarDecl>(Var))
       return nullptr;
     if (const Expr *Value = Writes.singleValue(*Var))
       if (const VarDecl *Origin = deviceOrigin(Value, Depth + 1))
         return Origin;
     return Writes.isNeverWritten(*Var) ? Var : nullptr;
   }
+  if (const Expr *List = Lists.elementList(E))
+    return listElementOrigin(List, Depth + 1);
   // Every tensor operand, and every device that the call names, must come
   // from the same variable.
   const VarDecl *Origin = nullptr;
@@ -734,77 +747,43 @@ const VarDecl *DeviceInference::targetOrigin(const Expr *E, unsigned Depth) {
 }
 
 DeviceKind DeviceInference::tensorListDevice(const Expr *E, unsigned Depth) {
-  // A local std::vector filled by push_back: the pushed tensors.
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(strip(E)))
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      return localVectorDevice(*Var, Depth);
-  // A braced list written at the call ('at::cat({a, b})'): its elements.
-  const InitListExpr *List = bracedList(E);
-  if (!List || List->getNumInits() == 0)
+  SmallVector<const Expr *, 4> Sources;
+  if (Depth > MaxDeviceDepth || !Lists.elementSources(E, Depth, Sources))
     return DeviceKind::Unknown;
   DeviceKind Result = DeviceKind::Unspecified;
-  for (const Expr *Element : List->inits())
-    Result = combineInputs(Result, tensorDevice(Element, Depth + 1));
-  return Result;
+  for (const Expr *Source : Sources)
+    Result = combineInputs(Result, tensorDevice(Source, Depth + 1));
+  // Nothing pushed, or only what is being analysed.
+  return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
 }
 
-DeviceKind DeviceInference::localVectorDevice(const VarDecl &Var,
+DeviceKind DeviceInference::listElementDevice(const Expr *List,
                                               unsigned Depth) {
-  const auto *Function =
-      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
-  const auto *Init = dyn_cast_or_null<CXXConstructExpr>(
-      Var.getInit() ? Var.getInit()->IgnoreImplicit() : nullptr);
-  if (isa<ParmVarDecl>(Var) || !Var.hasLocalStorage() ||
-      Var.getType()->isReferenceType() || !isTensorList(Var.getType()) ||
-      libraryRecordName(Var.getType()) != "vector" || !Function ||
-      !Function->getBody() || !Init || Init->getNumArgs() != 0 ||
-      Depth > MaxDeviceDepth)
+  SmallVector<const Expr *, 4> Sources;
+  if (Depth > MaxDeviceDepth || !Lists.elementSources(List, Depth, Sources))
     return DeviceKind::Unknown;
-  auto Cached = VariableCache.find(&Var);
-  if (Cached != VariableCache.end())
-    return Cached->second;
-  VariableCache[&Var] = DeviceKind::Unspecified; // in progress
-  const Stmt &Body = *Function->getBody();
-  auto Ref = ignoringParenImpCasts(refersTo(Var).bind("ref"));
-  auto ReadOnly = parmVarDecl(
-      hasType(qualType(anyOf(referenceType(pointee(isConstQualified())),
-                             unless(anyOf(referenceType(), pointerType()))))));
-  // The uses that neither replace nor hand out its elements: a push of a
-  // tensor, its size, a copy or const reference for a callee (at::TensorList,
-  // at::ITensorListRef).
-  auto Uses = findAll(stmt(anyOf(
-      cxxMemberCallExpr(
-          on(Ref),
-          callee(cxxMethodDecl(hasAnyName("push_back", "emplace_back"))),
-          argumentCountIs(1), hasArgument(0, expr().bind("element"))),
-      cxxMemberCallExpr(on(Ref), callee(cxxMethodDecl(
-                                     hasAnyName("size", "empty", "reserve")))),
-      callExpr(forEachArgumentWithParam(Ref, ReadOnly)),
-      cxxConstructExpr(forEachArgumentWithParam(Ref, ReadOnly)),
-      // The list views of c10 refer to the vector and never write it
-      // (c10/util/ArrayRef.h, c10/core/IListRef.h), whatever the constructor
-      // takes.
-      cxxConstructExpr(hasDeclaration(cxxConstructorDecl(ofClass(
-                           hasAnyName("::c10::ArrayRef", "::c10::IListRef",
-                                      "::c10::OptionalArrayRef")))),
-                       hasArgument(0, Ref)))));
-  llvm::SmallPtrSet<const DeclRefExpr *, 8> Kept;
   DeviceKind Result = DeviceKind::Unspecified;
-  for (const BoundNodes &Nodes : match(Uses, Body, Context)) {
-    Kept.insert(Nodes.getNodeAs<DeclRefExpr>("ref"));
-    if (const auto *Element = Nodes.getNodeAs<Expr>("element"))
-      Result = combineInputs(Result, isTensorType(Element->getType())
-                                         ? tensorDevice(Element, Depth + 1)
-                                         : DeviceKind::Unknown);
+  for (const Expr *Source : Sources) {
+    Result = joinAlternatives(Result, tensorDevice(Source, Depth + 1));
+    if (Result == DeviceKind::Unknown)
+      break;
   }
-  for (const BoundNodes &Nodes :
-       match(findAll(refersTo(Var).bind("ref")), Body, Context))
-    if (!Kept.contains(Nodes.getNodeAs<DeclRefExpr>("ref")))
-      Result = DeviceKind::Unknown;
-  if (Result == DeviceKind::Unspecified)
-    Result = DeviceKind::Unknown; // nothing pushed
-  VariableCache[&Var] = Result;
-  return Result;
+  return Result == DeviceKind::Unspecified ? DeviceKind::Unknown : Result;
+}
+
+const VarDecl *DeviceInference::listElementOrigin(const Expr *List,
+                                                  unsigned Depth) {
+  SmallVector<const Expr *, 4> Sources;
+  if (Depth > MaxDeviceDepth || !Lists.elementSources(List, Depth, Sources))
+    return nullptr;
+  const VarDecl *Origin = nullptr;
+  for (const Expr *Source : Sources) {
+    const VarDecl *Other = deviceOrigin(Source, Depth + 1);
+    if (!Other || (Origin && Origin != Other))
+      return nullptr;
+    Origin = Other;
+  }
+  return Origin;
 }
 
 DeviceKind DeviceInference::transferTarget(const CXXMemberCallExpr &Call) {

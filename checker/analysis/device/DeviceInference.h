@@ -18,8 +18,11 @@
 // (DeviceLattice.h), the types it recognises (DeviceTypes.h), the writes of a
 // variable (DeviceWrites.h, ReachingWrites.h), guards and device branches
 // (DeviceConditions.h), torch::nn modules (ModuleDevices.h), torch::data
-// pipelines (DataPipelines.h), and parameters' devices from call sites and
-// registrations (CallerDevices.h).
+// pipelines (DataPipelines.h), parameters' devices from call sites and
+// registrations (CallerDevices.h), and the tensors that the elements of a
+// list of tensors are (TensorLists.h): a piece of 'x.chunk(2)' or
+// 'x.split(3)', read as 'parts[0]', 'parts.at(1)' or in a range-based for, is
+// on x's device, as the views that tensor methods return are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +37,7 @@
 #include "analysis/device/HostDereference.h"
 #include "analysis/device/ModuleDevices.h"
 #include "analysis/device/ReachingWrites.h"
+#include "analysis/device/TensorLists.h"
 #include "libtorch/DeviceLattice.h"
 #include "libtorch/DeviceTypes.h"
 #include "clang/AST/Expr.h"
@@ -83,9 +87,10 @@ public:
 
   /// The device of the tensor that the expression \p E evaluates to.
   DeviceKind tensorDevice(const Expr *E) { return tensorDevice(E, 0); }
-  /// The device of the tensors of the list \p E: the elements of a braced
-  /// list written there, the tensors pushed into a local vector
-  /// (localVectorDevice); Unknown otherwise.
+  /// The device of the tensors of the list \p E, all on one device: the
+  /// elements of a braced list written there, the pieces of 'x.chunk(2)',
+  /// the tensors of a local vector (TensorLists::elementSources); Unknown
+  /// otherwise.
   DeviceKind tensorListDevice(const Expr *E) { return tensorListDevice(E, 0); }
 
   /// The device named by \p E, an expression of type c10::Device,
@@ -180,16 +185,18 @@ private:
   /// The device of a structured binding of a pair or tuple by value:
   /// tupleElementDevice of its initializer.
   DeviceKind bindingDevice(const BindingDecl &Binding, unsigned Depth);
-  /// The device of a list of tensors (at::TensorList and the like): its
-  /// elements' when it is a braced list at the call or a local vector filled
-  /// there (localVectorDevice), else Unknown.
+  /// The device of a list of tensors (at::TensorList and the like) handed
+  /// to an operation that needs them on one device: combineInputs of its
+  /// elements' sources (TensorLists::elementSources), else Unknown.
   DeviceKind tensorListDevice(const Expr *E, unsigned Depth);
-  /// The device of the tensors in the local std::vector \p Var, default
-  /// constructed, when its function only pushes tensors into it
-  /// ('push_back', 'emplace_back'), asks its size and passes it by copy or
-  /// const reference: combineInputs of the pushed tensors; Unknown for any
-  /// other use.
-  DeviceKind localVectorDevice(const VarDecl &Var, unsigned Depth);
+  /// The device of one element of the list \p List ('parts[i]' of 'parts =
+  /// x.chunk(2)'), whichever it is: joinAlternatives of its elements'
+  /// sources (TensorLists::elementSources), else Unknown.
+  DeviceKind listElementDevice(const Expr *List, unsigned Depth);
+  /// The variable whose device every element of the list \p List shares
+  /// (deviceOrigin of each of its elements' sources); null when there is
+  /// none.
+  const VarDecl *listElementOrigin(const Expr *List, unsigned Depth);
   /// The device of an element-wise (TensorIterator) operation on the tensors
   /// \p Operands: combineInputs, and CPU when one operand is on the CPU with
   /// rank >= 1 (no other device can be combined with it).
@@ -220,6 +227,7 @@ private:
   ModuleDevices Modules;
   DataPipelines Data;
   CallerDevices Sites;
+  TensorLists Lists;
   /// Cached variable results. A variable being analysed maps to Unspecified,
   /// so that 'x = x + 1' does not change what is known about 'x'.
   llvm::DenseMap<const VarDecl *, DeviceKind> VariableCache;
