@@ -87,8 +87,12 @@ void addInitializerConstructions(const CXXConstructorDecl &Constructor,
       continue;
     size_t First = Sites.size();
     addConstructions(*Value, Context, Sites);
-    // The member's or base's own construction is the initializer itself.
-    const auto *Own = dyn_cast<CXXConstructExpr>(Value->IgnoreImplicit());
+    // The member's or base's own construction is the initializer itself, or
+    // the member's default initializer ('MeanReader reader{values};').
+    const Expr *Initializer = Value->IgnoreImplicit();
+    if (const auto *Default = dyn_cast<CXXDefaultInitExpr>(Initializer))
+      Initializer = Default->getExpr()->IgnoreImplicit();
+    const auto *Own = dyn_cast<CXXConstructExpr>(Initializer);
     for (size_t I = First; I < Sites.size(); ++I) {
       if (Sites[I].Anchor != Own)
         continue;
