@@ -158,9 +158,11 @@ void SyncSummaries::readBody(Node &N) {
   if (!Body)
     return;
   readWrittenCalls(N, *Body);
+  // A constructor's initializers, written or implied by a member's default
+  // initializer ('double first = loss.item<double>();'), run before its body.
   if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&Function))
     for (const CXXCtorInitializer *Init : Constructor->inits())
-      if (Init->isWritten() && Init->getInit())
+      if (Init->getInit())
         readWrittenCalls(N, *Init->getInit());
   for (const CallSite &Site : implicitCalls(Function, Context))
     addEdge(N, Site, Body);

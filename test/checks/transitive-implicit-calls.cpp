@@ -36,6 +36,10 @@ struct Derived : MeanReader {
 struct Composite {
   MeanReader reader{onDevice()};
 };
+// Its implicit constructor reads the loss in a member's default initializer.
+struct FirstLoss {
+  double loss = onDevice().item<double>();
+};
 struct Stateless {
   at::Tensor scale = at::ones({1}, at::kCUDA);
 };
@@ -61,11 +65,14 @@ double constructors() {
   // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'Composite::Composite' (the constructor of 'composite') calls 'MeanReader::MeanReader' in its body, which blocks the host
   // CHECK-MESSAGES: :36:8: note: 'MeanReader::MeanReader' (the constructor of the member 'reader') synchronizes here
   // CHECK-MESSAGES: :22:63: note: 'item' synchronizes here, 2 calls deep
+  FirstLoss first;
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'FirstLoss::FirstLoss' (the constructor of 'first') calls 'item' in its body, which blocks the host
+  // CHECK-MESSAGES: :41:28: note: 'item' synchronizes here
   MeanReader *owned = new MeanReader(values);
   // CHECK-MESSAGES: :[[@LINE-1]]:27: warning: 'MeanReader::MeanReader' (the constructor run by 'new') calls 'item' in its body, which blocks the host
   // CHECK-MESSAGES: :22:63: note: 'item' synchronizes here
   double total = reader.mean + holder.reader.mean + derived.mean + owned->mean +
-                 composite.reader.mean;
+                 composite.reader.mean + first.loss;
   total += MeanReader(values).mean;
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'MeanReader::MeanReader' (the constructor of a temporary) calls 'item' in its body, which blocks the host
   // CHECK-MESSAGES: :22:63: note: 'item' synchronizes here
@@ -115,27 +122,27 @@ void destructors(double *sink) {
   }
     // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'DeviceBuffer::~DeviceBuffer' (the destructor of 'buffer', run at its scope's end) calls 'cudaFree' in its body, which blocks the host
     // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider a variant that keeps the value on the device, or calling it outside the hot path
-    // CHECK-MESSAGES: :113:18: note: 'buffer' is destroyed at the end of its scope by 'DeviceBuffer::~DeviceBuffer'
-    // CHECK-MESSAGES: :91:21: note: 'cudaFree' synchronizes here
+    // CHECK-MESSAGES: :120:18: note: 'buffer' is destroyed at the end of its scope by 'DeviceBuffer::~DeviceBuffer'
+    // CHECK-MESSAGES: :98:21: note: 'cudaFree' synchronizes here
   {
     LossLogger logger{onDevice(), sink};
   }
     // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'LossLogger::~LossLogger' (the destructor of 'logger', run at its scope's end) calls 'item' in its body, which blocks the host
-    // CHECK-MESSAGES: :121:16: note: 'logger' is destroyed at the end of its scope by 'LossLogger::~LossLogger'
-    // CHECK-MESSAGES: :102:33: note: 'item' synchronizes here
+    // CHECK-MESSAGES: :128:16: note: 'logger' is destroyed at the end of its scope by 'LossLogger::~LossLogger'
+    // CHECK-MESSAGES: :109:33: note: 'item' synchronizes here
   Workspace workspace;
   DeviceBuffer *owned = new DeviceBuffer;
   delete owned;
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'DeviceBuffer::~DeviceBuffer' (the destructor run by 'delete') calls 'cudaFree' in its body, which blocks the host
-  // CHECK-MESSAGES: :91:21: note: 'cudaFree' synchronizes here
+  // CHECK-MESSAGES: :98:21: note: 'cudaFree' synchronizes here
   cudaMemset(DeviceBuffer().data, 0, 64);
   // CHECK-MESSAGES: :[[@LINE-1]]:14: warning: 'DeviceBuffer::~DeviceBuffer' (the destructor of a temporary, run at the end of the full-expression) calls 'cudaFree' in its body, which blocks the host
-  // CHECK-MESSAGES: :91:21: note: 'cudaFree' synchronizes here
+  // CHECK-MESSAGES: :98:21: note: 'cudaFree' synchronizes here
 }
   // CHECK-MESSAGES: :[[@LINE-1]]:1: warning: 'Workspace::~Workspace' (the destructor of 'workspace', run at its scope's end) calls 'DeviceBuffer::~DeviceBuffer' in its body, which blocks the host
-  // CHECK-MESSAGES: :126:13: note: 'workspace' is destroyed at the end of its scope by 'Workspace::~Workspace'
-  // CHECK-MESSAGES: :104:8: note: 'DeviceBuffer::~DeviceBuffer' (the destructor of the member 'buffer') synchronizes here
-  // CHECK-MESSAGES: :91:21: note: 'cudaFree' synchronizes here, 2 calls deep
+  // CHECK-MESSAGES: :133:13: note: 'workspace' is destroyed at the end of its scope by 'Workspace::~Workspace'
+  // CHECK-MESSAGES: :111:8: note: 'DeviceBuffer::~DeviceBuffer' (the destructor of the member 'buffer') synchronizes here
+  // CHECK-MESSAGES: :98:21: note: 'cudaFree' synchronizes here, 2 calls deep
 
 // On every way out of the scope, the destructor runs at its closing brace.
 void earlyReturn(bool skip) {
@@ -146,8 +153,8 @@ void earlyReturn(bool skip) {
 }
   // CHECK-MESSAGES: :[[@LINE-1]]:1: warning: 'DeviceBuffer::~DeviceBuffer' (the destructor of 'buffer', run at its scope's end) calls 'cudaFree' in its body, which blocks the host
   // CHECK-MESSAGES: :[[@LINE-2]]:1: note: consider a variant that keeps the value on the device, or calling it outside the hot path
-  // CHECK-MESSAGES: :142:16: note: 'buffer' is destroyed at the end of its scope by 'DeviceBuffer::~DeviceBuffer'
-  // CHECK-MESSAGES: :91:21: note: 'cudaFree' synchronizes here
+  // CHECK-MESSAGES: :149:16: note: 'buffer' is destroyed at the end of its scope by 'DeviceBuffer::~DeviceBuffer'
+  // CHECK-MESSAGES: :98:21: note: 'cudaFree' synchronizes here
 
 void destructorTwins() {
   StreamBuffer buffer;
@@ -170,10 +177,10 @@ double conversions() {
   DeviceScalar scalar{onDevice()};
   double implicit = scalar;
   // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'DeviceScalar::operator double' (the conversion to 'double') calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :162:42: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :169:42: note: 'item' synchronizes here
   double cast = static_cast<double>(scalar);
   // CHECK-MESSAGES: :[[@LINE-1]]:37: warning: 'DeviceScalar::operator double' (the conversion to 'double') calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :162:42: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :169:42: note: 'item' synchronizes here
   HostScalar host{1.0};
   double twin = host;
   return implicit + cast + twin;
@@ -197,13 +204,13 @@ double storedCallables() {
   SumReader reader;
   double total = read();
   // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'lambda in storedCallables' calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :191:41: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :198:41: note: 'item' synchronizes here
   total += stored();
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'lambda in storedCallables' (the lambda stored in 'stored') calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :192:62: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :199:62: note: 'item' synchronizes here
   total += reader(values);
   // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'SumReader::operator()' calls 'item' in its body, which blocks the host
-  // CHECK-MESSAGES: :185:25: note: 'item' synchronizes here
+  // CHECK-MESSAGES: :192:25: note: 'item' synchronizes here
   total += reader(at::ones({4}));
   keep();
   total += swapped();
