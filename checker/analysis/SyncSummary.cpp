@@ -31,18 +31,27 @@ bool isOpaqueLibrary(const FunctionDecl &Function) {
          Name == "thrust" || Name == "cub";
 }
 
-/// The argument \p Call passes for parameter \p Index of \p Callee, or null:
-/// an operator call of a member ('functor(x)', a lambda's call) passes the
-/// object first.
-const Expr *argumentFor(const CallExpr &Call, const FunctionDecl &Callee,
+/// The argument \p Site passes for parameter \p Index of \p Callee, or null:
+/// an operator call of a member ('functor(x)', a lambda's call, also through
+/// a std::function) passes the object first; a construction passes its
+/// arguments; a destructor none.
+const Expr *argumentFor(const CallSite &Site, const FunctionDecl &Callee,
                         unsigned Index) {
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(Site.Anchor)) {
+    if (Site.Kind != CallSite::Construction || Index >= Construct->getNumArgs())
+      return nullptr;
+    return Construct->getArg(Index);
+  }
+  const auto *Call = dyn_cast_or_null<CallExpr>(Site.Anchor);
+  if (!Call)
+    return nullptr;
   unsigned Offset = 0;
   if (const auto *Method = dyn_cast<CXXMethodDecl>(&Callee))
     if (isa<CXXOperatorCallExpr>(Call) && Method->isInstance())
       Offset = 1;
-  if (Index + Offset >= Call.getNumArgs())
+  if (Index + Offset >= Call->getNumArgs())
     return nullptr;
-  return Call.getArg(Index + Offset);
+  return Call->getArg(Index + Offset);
 }
 
 /// The order in which ways to a sync are preferred: unguarded first, then
@@ -121,7 +130,7 @@ SyncSummaries::Source SyncSummaries::sourceOf(const Expr *Tensor,
 }
 
 llvm::SmallVector<SyncSummaries::Source, 4>
-SyncSummaries::argumentSources(const CallExpr &Call, const FunctionDecl &Callee,
+SyncSummaries::argumentSources(const CallSite &Call, const FunctionDecl &Callee,
                                const FunctionDecl *Caller) {
   llvm::SmallVector<Source, 4> Sources;
   for (const ParmVarDecl *Param : Callee.parameters()) {
@@ -148,8 +157,37 @@ void SyncSummaries::readBody(Node &N) {
   const Stmt *Body = Function.getBody();
   if (!Body)
     return;
+  readWrittenCalls(N, *Body);
+  // A constructor's initializers, written or implied by a member's default
+  // initializer ('double first = loss.item<double>();'), run before its body.
+  if (const auto *Constructor = dyn_cast<CXXConstructorDecl>(&Function))
+    for (const CXXCtorInitializer *Init : Constructor->inits())
+      if (Init->getInit())
+        readWrittenCalls(N, *Init->getInit());
+  for (const CallSite &Site : implicitCalls(Function, Context))
+    addEdge(N, Site, Body);
+}
+
+void SyncSummaries::addEdge(Node &N, const CallSite &Site, const Stmt *Body) {
+  const FunctionDecl *Definition =
+      Site.Callee ? followedDefinition(*Site.Callee) : nullptr;
+  if (!Definition)
+    return;
+  RunConditionResult Guard;
+  if (Site.Anchor)
+    Guard = findRunCondition(*Site.Anchor, Context, Opts.Branches, Body);
+  if (Guard.Never)
+    return;
+  N.Calls.push_back({Site, Definition,
+                     argumentSources(Site, *Definition, N.Function),
+                     keep(Guard.Guard)});
+}
+
+void SyncSummaries::readWrittenCalls(Node &N, const Stmt &Root) {
+  const FunctionDecl &Function = *N.Function;
+  const Stmt *Body = Function.getBody();
   for (const BoundNodes &Nodes :
-       match(findAll(callExpr().bind(CallId)), *Body, Context)) {
+       match(findAll(callExpr().bind(CallId)), Root, Context)) {
     const auto *Call = Nodes.getNodeAs<CallExpr>(CallId);
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee)
@@ -174,22 +212,14 @@ void SyncSummaries::readBody(Node &N) {
         continue;
       SyncPath Path;
       Path.Levels = 1;
-      Path.Through = Path.Sync = Call;
+      Path.Through = writtenCallSite(*Call, Context);
+      Path.Sync = Call;
       Path.SyncName = Sync->Name;
       Path.Guard = keep(Guard.Guard);
       N.Own.push_back({From, std::move(Path)});
       continue;
     }
-    const FunctionDecl *Definition = followedDefinition(*Callee);
-    if (!Definition)
-      continue;
-    RunConditionResult Guard =
-        findRunCondition(*Call, Context, Opts.Branches, Body);
-    if (Guard.Never)
-      continue;
-    N.Calls.push_back({Call, Definition,
-                       argumentSources(*Call, *Definition, &Function),
-                       keep(Guard.Guard)});
+    addEdge(N, writtenCallSite(*Call, Context), Body);
   }
 }
 
@@ -282,7 +312,7 @@ void SyncSummaries::visit(Node &N) {
 }
 
 std::optional<SyncPath>
-SyncSummaries::reachedSync(const CallExpr &Call, const FunctionDecl &Definition,
+SyncSummaries::reachedSync(const CallSite &Call, const FunctionDecl &Definition,
                            bool UnknownDevice) {
   Node &N = node(Definition);
   if (!N.Visited)

@@ -4,7 +4,9 @@
 // body itself or through the functions it calls, for torch-sync-transitive.
 // A sync in a body is a call that CallSync.h says synchronizes; a call to a
 // function with a visible definition (not of ATen, c10 or std, not itself a
-// fact) is followed, to any depth.
+// fact) is followed, to any depth, and so are the calls a body makes without
+// writing them (ImplicitCalls.h): constructors, destructors, user-defined
+// conversions, a lambda called through a std::function.
 //
 // A summary keeps, for each place the sync's data may come from, the
 // shallowest way to it: a CUDA tensor or an explicit wait (the device is
@@ -25,6 +27,7 @@
 #define TORCH_SYNC_SYNCSUMMARY_H
 
 #include "analysis/CallSync.h"
+#include "analysis/ImplicitCalls.h"
 #include "analysis/RunCondition.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
@@ -47,8 +50,8 @@ struct SyncPath {
   /// How many calls deep the sync is: 1 when it is in the body itself.
   unsigned Levels = 0;
   /// The call in the body on the way: the sync itself, or the call of the
-  /// next function.
-  const CallExpr *Through = nullptr;
+  /// next function, written or implicit.
+  CallSite Through;
   /// The sync at the end of the way, and its name in diagnostics.
   const CallExpr *Sync = nullptr;
   std::string SyncName;
@@ -82,11 +85,12 @@ public:
   /// sync; null otherwise.
   const FunctionDecl *followedDefinition(const FunctionDecl &Callee) const;
 
-  /// The way the call \p Call of \p Definition (followedDefinition) reaches a
-  /// sync, with the devices of the arguments it passes: the unguarded before
-  /// the guarded, then the shallowest, then one on a known device. Syncs on
-  /// a tensor of unknown device count only with \p UnknownDevice.
-  std::optional<SyncPath> reachedSync(const CallExpr &Call,
+  /// The way the call \p Call of \p Definition (followedDefinition), written
+  /// or implicit, reaches a sync, with the devices of the arguments it
+  /// passes: the unguarded before the guarded, then the shallowest, then one
+  /// on a known device. Syncs on a tensor of unknown device count only with
+  /// \p UnknownDevice.
+  std::optional<SyncPath> reachedSync(const CallSite &Call,
                                       const FunctionDecl &Definition,
                                       bool UnknownDevice);
 
@@ -107,7 +111,7 @@ private:
   /// A followed call in a body, with where each tensor argument's device
   /// comes from (by the callee's parameter index).
   struct Edge {
-    const CallExpr *Call;
+    CallSite Call;
     const FunctionDecl *Callee;
     llvm::SmallVector<Source, 4> Arguments;
     const RunCondition *Guard;
@@ -117,16 +121,22 @@ private:
   Node &node(const FunctionDecl &Definition);
   /// Tarjan's visit: summarizes \p N and everything it calls.
   void visit(Node &N);
-  /// Reads the body of \p N's function: its syncs and followed calls.
+  /// Reads the body of \p N's function: its syncs and followed calls, written
+  /// (also in a constructor's initializers) and implicit.
   void readBody(Node &N);
+  /// Reads the written calls in \p Root, a part of \p N's function.
+  void readWrittenCalls(Node &N, const Stmt &Root);
+  /// Adds the edge of the call \p Site to \p N when its callee is followed.
+  void addEdge(Node &N, const CallSite &Site, const Stmt *Body);
   /// Recomputes \p N's summary from its body and its callees' summaries;
   /// whether it changed.
   bool evaluate(Node &N);
 
   /// Where the tensor \p Tensor's device comes from in \p Function.
   Source sourceOf(const Expr *Tensor, const FunctionDecl &Function);
-  /// The sources of the arguments \p Call passes to \p Callee's parameters.
-  llvm::SmallVector<Source, 4> argumentSources(const CallExpr &Call,
+  /// The sources of the arguments \p Call passes to \p Callee's parameters
+  /// (none known for a destructor).
+  llvm::SmallVector<Source, 4> argumentSources(const CallSite &Call,
                                                const FunctionDecl &Callee,
                                                const FunctionDecl *Caller);
   /// A guard kept for the lifetime of the summaries.

@@ -250,7 +250,9 @@ SourceLocation SyncCheckBase::callLocation(const Expr &Call,
                                            const SourceManager &SM) const {
   SourceLocation Loc = Call.getBeginLoc();
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
-    if (const auto *Callee = dyn_cast<MemberExpr>(Member->getCallee()))
+    // An implicit conversion's call names no member: its start it is.
+    if (const auto *Callee = dyn_cast<MemberExpr>(Member->getCallee());
+        Callee && Callee->getMemberLoc().isValid())
       Loc = Callee->getMemberLoc();
   } else if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(&Call)) {
     // For 't[i]' the operator location is the ']'; the callee starts at '['.
@@ -314,9 +316,10 @@ bool SyncCheckBase::isInIntendedFunction(const Expr &Call,
   return Intended;
 }
 
-bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context) {
+bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context,
+                                      SourceLocation At) {
   const SourceManager &SM = Context.getSourceManager();
-  SourceLocation Loc = callLocation(Call, SM);
+  SourceLocation Loc = At.isValid() ? At : callLocation(Call, SM);
   if (Loc.isInvalid() || isInLibraryHeader(Loc, SM))
     return false;
   if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
@@ -345,9 +348,9 @@ void SyncCheckBase::reportSync(const Expr &Call, StringRef Callee,
                                ASTContext &Context,
                                std::optional<FixItHint> Fix, HostWait Wait,
                                std::optional<AlternativeRewrite> Rewrite,
-                               StringRef Measured) {
+                               StringRef Measured, SourceLocation At) {
   const SourceManager &SM = Context.getSourceManager();
-  SourceLocation Loc = callLocation(Call, SM);
+  SourceLocation Loc = At.isValid() ? At : callLocation(Call, SM);
   ReportedLocations.insert(SM.getFileLoc(Loc).getRawEncoding());
   const Stmt *Loop = perIterationLoop(Call, Context);
   StringRef Chosen = Loop && !Alternative.InLoop.empty() ? Alternative.InLoop

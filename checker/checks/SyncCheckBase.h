@@ -138,8 +138,11 @@ protected:
   /// LibTorch or system header, not yet reported (another template
   /// instantiation), inside a loop when LoopsOnly is set, not in an
   /// intended-sync function, not in unit-test code with IgnoreUnitTests.
-  /// Cheap: call it before inferring devices.
-  bool isReportablePlace(const Expr &Call, ASTContext &Context);
+  /// Cheap: call it before inferring devices. \p At, when valid, is where
+  /// the report goes instead of the call's place (the closing brace where a
+  /// variable's destructor runs).
+  bool isReportablePlace(const Expr &Call, ASTContext &Context,
+                         SourceLocation At = SourceLocation());
 
   /// Whether a sync on a tensor on \p Device is reported: never on the CPU;
   /// an unknown (or unspecified) device only with ReportUnknownDevice.
@@ -182,13 +185,15 @@ protected:
   /// alternative chosen from \p Alternative; \p Rewrite's note with its
   /// fix-its (applied by --fix-notes); the loop the call runs in on every
   /// iteration; the flag the call runs under (noteRunCondition); what the
-  /// census measured, when \p Measured names it.
+  /// census measured, when \p Measured names it. \p At, when valid, is
+  /// where the report goes instead of the call's place (isReportablePlace).
   void reportSync(const Expr &Call, StringRef Callee, StringRef Effect,
                   Advice Alternative, ASTContext &Context,
                   std::optional<FixItHint> Fix = std::nullopt,
                   HostWait Wait = HostWait::CurrentStream,
                   std::optional<AlternativeRewrite> Rewrite = std::nullopt,
-                  StringRef Measured = "");
+                  StringRef Measured = "",
+                  SourceLocation At = SourceLocation());
 
   /// The name a diagnostic gives the callee: the bare name of a member
   /// ('item', 'operator[]'), the qualified name of a free function

@@ -21,6 +21,9 @@ AST_MATCHER(FunctionDecl, isDefinedInTranslationUnit) {
   return Node.isDefined();
 }
 
+/// The id of a function whose implicit calls are looked at.
+constexpr llvm::StringLiteral FunctionId = "function";
+
 /// Whether \p Function is a lambda's call operator.
 bool isLambda(const FunctionDecl &Function) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
@@ -62,7 +65,7 @@ std::string functionName(const FunctionDecl &Function,
 /// The template instantiation that \p Call was seen in, through the lambdas
 /// around it; null when it is in no instantiation. The call is reported once
 /// for all instantiations, and the note names the one analysed.
-const FunctionDecl *enclosingInstantiation(const CallExpr &Call,
+const FunctionDecl *enclosingInstantiation(const Expr &Call,
                                            ASTContext &Context) {
   const FunctionDecl *Instantiation = nullptr;
   forEachAncestor(DynTypedNode::create(Call), Context,
@@ -120,58 +123,100 @@ void TransitiveSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
                unless(isExpansionInSystemHeader()))
           .bind(CallId),
       this);
+  // The functions whose constructions and destructions are looked at: not
+  // the compiler's own (an implicit constructor's calls are reported where
+  // it is called), nor those in system headers.
+  Finder->addMatcher(functionDecl(isDefinition(), unless(isImplicit()),
+                                  unless(isExpansionInSystemHeader()))
+                         .bind(FunctionId),
+                     this);
 }
 
 void TransitiveSyncCheck::checkSync(const MatchFinder::MatchResult &Result) {
-  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
-  const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
   ASTContext &Context = *Result.Context;
-  if (!Callee || callsLambdaWhereDefined(*Call))
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId)) {
+    for (const CallSite &Site : implicitCalls(*Function, Context))
+      // A member's destructor is reported where its owner is destroyed.
+      if (Site.Kind != CallSite::MemberDestruction)
+        checkCallSite(Site, Context);
+    return;
+  }
+  const auto *Call = Result.Nodes.getNodeAs<CallExpr>(CallId);
+  if (!Call || callsLambdaWhereDefined(*Call))
+    return;
+  checkCallSite(writtenCallSite(*Call, Context), Context);
+}
+
+void TransitiveSyncCheck::checkCallSite(const CallSite &Site,
+                                        ASTContext &Context) {
+  if (!Site.Callee || !Site.Anchor)
     return;
   // Direct syncs are the other checks' findings; a callee in
   // IntendedSyncFunctions syncs on purpose, and so does a call to it.
   const FunctionDecl *Definition =
-      summaries(Context).followedDefinition(*Callee);
-  if (!Definition || !isReportablePlace(*Call, Context))
+      summaries(Context).followedDefinition(*Site.Callee);
+  if (!Definition || !isReportablePlace(*Site.Anchor, Context, Site.Loc))
     return;
   std::optional<SyncPath> Path = summaries(Context).reachedSync(
-      *Call, *Definition,
+      Site, *Definition,
       /*UnknownDevice=*/isReportableDevice(DeviceKind::Unknown));
   if (Path)
-    report(*Call, *Callee, *Path, Context);
+    report(Site, *Path, Context);
 }
 
-void TransitiveSyncCheck::report(const CallExpr &Call,
-                                 const FunctionDecl &Callee,
-                                 const SyncPath &Path, ASTContext &Context) {
+SourceLocation
+TransitiveSyncCheck::siteLocation(const CallSite &Site,
+                                  const SourceManager &SM) const {
+  if (Site.Loc.isValid() || !Site.Anchor)
+    return Site.Loc;
+  return callLocation(*Site.Anchor, SM);
+}
+
+void TransitiveSyncCheck::report(const CallSite &Site, const SyncPath &Path,
+                                 ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
-  const FunctionDecl *Next = Path.Through->getDirectCallee();
+  const FunctionDecl *Next = Path.Through.Callee;
   std::string Inner =
       Path.Levels == 1 || !Next ? Path.SyncName : functionName(*Next, SM);
   // What the sync inside waits for (a stream, an event, the device) is the
   // note's to say: the call blocks the host as long as that sync does.
-  std::string Effect = "calls '" + Inner + "' in its body";
+  std::string Effect;
+  if (!Site.Description.empty())
+    Effect = "(" + Site.Description + ") ";
+  Effect += "calls '" + Inner + "' in its body";
   if (Path.Guard)
     Effect += " (" + Path.Guard->Description + ")";
   Effect += ", which blocks the host";
-  reportSync(Call, functionName(Callee, SM), Effect,
+  const Expr &Call = *Site.Anchor;
+  reportSync(Call, functionName(*Site.Callee, SM), Effect,
              "a variant that keeps the value on the device, or calling it "
              "outside the hot path",
-             Context, std::nullopt, HostWait::StatedInEffect);
+             Context, std::nullopt, HostWait::StatedInEffect, std::nullopt, "",
+             Site.Loc);
+  if (Site.Kind == CallSite::ScopeEndDestruction && Site.Variable)
+    diag(Site.Variable->getLocation(),
+         "'%0' is destroyed at the end of its scope by '%1'",
+         DiagnosticIDs::Note)
+        << Site.Variable->getName() << functionName(*Site.Callee, SM);
   if (const FunctionDecl *Instantiation =
           enclosingInstantiation(Call, Context)) {
     std::string Name;
     llvm::raw_string_ostream OS(Name);
     Instantiation->getNameForDiagnostic(OS, Context.getPrintingPolicy(),
                                         /*Qualified=*/true);
-    diag(callLocation(Call, SM),
+    diag(siteLocation(Site, SM),
          "in the instantiation '%0' (reported once for all instantiations)",
          DiagnosticIDs::Note)
         << OS.str();
   }
-  diag(callLocation(*Path.Through, SM), "'%0' synchronizes here",
-       DiagnosticIDs::Note)
-      << Inner;
+  if (Path.Through.Description.empty() || Path.Levels == 1)
+    diag(siteLocation(Path.Through, SM), "'%0' synchronizes here",
+         DiagnosticIDs::Note)
+        << Inner;
+  else
+    diag(siteLocation(Path.Through, SM), "'%0' (%1) synchronizes here",
+         DiagnosticIDs::Note)
+        << Inner << Path.Through.Description;
   if (Path.Levels > 1)
     diag(callLocation(*Path.Sync, SM), "'%0' synchronizes here, %1 calls deep",
          DiagnosticIDs::Note)

@@ -12,7 +12,10 @@ namespace clang::tidy::torch_sync {
 /// Finds calls to functions whose visible body synchronizes, directly or
 /// through the functions it calls (the project's own helpers, and LibTorch's
 /// inline C++ frontend code such as 'torch::nn::utils::clip_grad_norm_'),
-/// reported at the call with a note at the synchronization inside.
+/// reported at the call with a note at the synchronization inside. Calls
+/// not written as calls count too (ImplicitCalls.h): constructors,
+/// destructors (at the closing brace of the scope), user-defined
+/// conversions, lambdas called through a std::function.
 ///
 /// For the user-facing documentation see docs/checks/transitive.md.
 class TransitiveSyncCheck : public SyncCheckBase {
@@ -30,9 +33,15 @@ protected:
 private:
   /// The summaries of the current translation unit, made on first use.
   SyncSummaries &summaries(ASTContext &Context);
-  /// Emits the warning at \p Call of \p Callee and the notes along \p Path.
-  void report(const CallExpr &Call, const FunctionDecl &Callee,
-              const SyncPath &Path, ASTContext &Context);
+  /// Reports the call \p Site, written or implicit, when its callee's body
+  /// reaches a sync.
+  void checkCallSite(const CallSite &Site, ASTContext &Context);
+  /// Emits the warning at \p Site and the notes along \p Path.
+  void report(const CallSite &Site, const SyncPath &Path, ASTContext &Context);
+  /// Where \p Site is reported or noted: its own place (a scope's closing
+  /// brace), else its anchor's.
+  SourceLocation siteLocation(const CallSite &Site,
+                              const SourceManager &SM) const;
 
   const unsigned MaxDepth;
   std::unique_ptr<SyncSummaries> Summaries;
