@@ -684,6 +684,46 @@ bool freesNullPointer(const CallExpr &Call, ASTContext &Context) {
              Context, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
 }
 
+/// Whether the Thrust search \p Callee ('thrust::lower_bound', 'upper_bound',
+/// 'binary_search') is the vector form, which writes a result per value into
+/// an output range: (first, last, values_first, values_last, result
+/// [, comp]) after the policy, where the one-value form takes (first, last,
+/// value [, comp]).
+bool isThrustVectorSearch(const FunctionDecl &Callee) {
+  unsigned Parameters = Callee.getNumParams();
+  if (Parameters > 0) {
+    const CXXRecordDecl *First = Callee.getParamDecl(0)
+                                     ->getType()
+                                     .getNonReferenceType()
+                                     ->getAsCXXRecordDecl();
+    // The policy parameter: 'thrust::detail::execution_policy_base<P>'.
+    if (First && First->getIdentifier() &&
+        First->getName().contains("execution_policy"))
+      --Parameters;
+  }
+  return Parameters >= 5;
+}
+
+/// What the Thrust call \p Call of \p Fact does with a CUDA policy: a
+/// search's vector form only launches, its one-value form returns to the host.
+ThrustKind thrustCallKind(const CallExpr &Call, const SyncFact &Fact) {
+  if (Fact.Thrust != ThrustKind::Searches)
+    return Fact.Thrust;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  return Callee && isThrustVectorSearch(*Callee) ? ThrustKind::Launches
+                                                 : ThrustKind::ReturnsToHost;
+}
+
+/// The first Thrust fact of an algorithm that only launches: its effect and
+/// alternative are those of every such algorithm (sync-facts.yaml's
+/// ThrustLaunchEffect and ThrustLaunchAlternative).
+const SyncFact *thrustLaunchFact() {
+  for (const SyncFact &F : syncFacts())
+    if (F.Thrust == ThrustKind::Launches)
+      return &F;
+  return nullptr;
+}
+
 /// torch-sync-explicit: an explicit wait for the device, named by its
 /// documented name under every declared one ('cudaMemcpy_ptds').
 std::optional<CallSync> explicitSync(const CallExpr &Call, const SyncFact &Fact,
@@ -696,9 +736,16 @@ std::optional<CallSync> explicitSync(const CallExpr &Call, const SyncFact &Fact,
     ThrustPolicy Policy = thrustPolicy(Call);
     if (Policy == ThrustPolicy::Unknown || Policy == ThrustPolicy::Host ||
         (Policy == ThrustPolicy::CudaNoSync &&
-         Fact.Thrust == ThrustKind::Launches))
+         thrustCallKind(Call, Fact) == ThrustKind::Launches))
       return std::nullopt;
   }
+  // A search's vector form says what a launch says (the Thrust launch facts
+  // share their texts), under the search's name.
+  if (Fact.Thrust == ThrustKind::Searches &&
+      thrustCallKind(Call, Fact) == ThrustKind::Launches)
+    if (const SyncFact *Launch = thrustLaunchFact())
+      return synced(*Launch, DeviceKind::CUDA, nullptr,
+                    Fact.Function.drop_front(2).str());
   // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
   if (isGlobalName(Fact.Function) && isDeviceToDeviceCopy(Call))
     return std::nullopt;

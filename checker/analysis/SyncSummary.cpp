@@ -1,6 +1,7 @@
 //===--- SyncSummary.cpp - the syncs a call of a function reaches ---------===//
 
 #include "analysis/SyncSummary.h"
+#include "support/CcclNamespaces.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
@@ -14,11 +15,14 @@ constexpr llvm::StringLiteral CallId = "call";
 
 /// Functions whose bodies are not followed: ATen and c10 (their syncs, where
 /// there are any, are the direct facts of the other checks), the tensor
-/// classes, and std; Thrust and CUB, whose waits depend on the execution
-/// policy at run time (a 'par_nosync' policy skips the 'cudaStreamSynchronize'
-/// in their bodies), so that only the Thrust facts, which read the policy,
-/// decide.
+/// classes, std and libcu++'s 'cuda::std'; Thrust and CUB however a project
+/// wraps their namespace ('dgl::thrust', CcclNamespaces.h), whose waits depend
+/// on the execution policy at run time (a 'par_nosync' policy skips the
+/// 'cudaStreamSynchronize' in their bodies), so that only the Thrust facts,
+/// which read the policy, decide.
 bool isOpaqueLibrary(const FunctionDecl &Function) {
+  if (ccclNamespaceOf(Function) || isInLibcudacxxStd(Function))
+    return true;
   const DeclContext *Context = Function.getDeclContext();
   const NamespaceDecl *Outermost = nullptr;
   for (; Context; Context = Context->getParent())
@@ -27,8 +31,7 @@ bool isOpaqueLibrary(const FunctionDecl &Function) {
   if (!Outermost || !Outermost->getIdentifier())
     return false;
   StringRef Name = Outermost->getName();
-  return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std" ||
-         Name == "thrust" || Name == "cub";
+  return Name == "at" || Name == "c10" || Name == "caffe2" || Name == "std";
 }
 
 /// The argument \p Site passes for parameter \p Index of \p Callee, or null:

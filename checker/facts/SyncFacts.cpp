@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "facts/SyncFacts.h"
+#include "support/CcclNamespaces.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -145,6 +146,12 @@ bool isGlobalName(StringRef QualifiedName) {
 std::vector<std::string> declaredFunctionNames(SyncCategory Category) {
   std::vector<std::string> Names;
   for (StringRef Name : functionNames(Category)) {
+    // Thrust's and CUB's names match under any wrapping namespace
+    // ('dgl::thrust::reduce'); findSyncFact tells CCCL's from others.
+    if (Name.starts_with("::thrust::") || Name.starts_with("::cub::")) {
+      Names.push_back(Name.drop_front(2).str());
+      continue;
+    }
     Names.push_back(Name.str());
     if (isGlobalName(Name))
       for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
@@ -165,8 +172,9 @@ const SyncFact *findSyncFact(SyncCategory Category,
     return nullptr;
   }
   // A member of another class is named by its qualified name, like a free
-  // function ("::c10::cuda::CUDAStream::synchronize").
-  std::string Qualified = "::" + Callee.getQualifiedNameAsString();
+  // function ("::c10::cuda::CUDAStream::synchronize"); Thrust's algorithms by
+  // their unwrapped one ("::thrust::reduce" for 'dgl::thrust::reduce').
+  std::string Qualified = "::" + unwrappedQualifiedName(Callee);
   for (const SyncFact &F : syncFacts())
     if (F.Category == Category && F.Function == Qualified)
       return &F;

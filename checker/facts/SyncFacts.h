@@ -44,8 +44,10 @@ inline constexpr SyncCategory AllSyncCategories[] = {
 /// What a Thrust algorithm's fact covers (sync-facts.yaml 'thrust'): one that
 /// copies a value or an iterator to the host (with every CUDA execution
 /// policy), or one that only launches work (it waits for its stream with a
-/// synchronous policy, not with 'thrust::cuda::par_nosync').
-enum class ThrustKind { None, ReturnsToHost, Launches };
+/// synchronous policy, not with 'thrust::cuda::par_nosync'), or a search
+/// whose one-value form returns to the host and whose vector form (into an
+/// output range) launches ('thrust::lower_bound').
+enum class ThrustKind { None, ReturnsToHost, Launches, Searches };
 
 struct SyncFact {
   SyncCategory Category;
@@ -141,7 +143,9 @@ std::vector<llvm::StringRef> functionNames(SyncCategory Category);
 /// The qualified names a call of a fact in \p Category may resolve to: the
 /// facts' names, and for CUDA API functions the names the CUDA headers declare
 /// them under ('::cuMemcpyDtoH_v2', '::cudaMemcpy_ptds'; api list
-/// cuda_api_name_suffixes). For hasAnyName.
+/// cuda_api_name_suffixes), and Thrust's and CUB's without the leading '::'
+/// ('thrust::reduce'), which hasAnyName matches under a wrapping namespace
+/// too. For hasAnyName.
 std::vector<std::string> declaredFunctionNames(SyncCategory Category);
 
 /// The kind of a parameter type, as the census table writes an ATen schema

@@ -18,7 +18,9 @@ from facts_table import CATEGORIES, HEADER_VERSIONS, THRUST_KINDS, TableError
 
 SYNC_FACTS_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "SyncFacts.h")
 THRUST_HEADERS = ["execution_policy", "reduce", "count", "logical", "inner_product", "transform_reduce", "find",
-                  "extrema", "copy", "remove", "unique", "transform", "fill", "sequence", "sort", "scan"]
+                  "extrema", "copy", "remove", "unique", "transform", "fill", "sequence", "sort", "scan", "equal",
+                  "mismatch", "partition", "binary_search", "set_operations", "for_each", "gather", "scatter",
+                  "adjacent_difference", "transform_scan", "replace", "tabulate"]
 
 
 def c_str(s):

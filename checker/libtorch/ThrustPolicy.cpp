@@ -1,6 +1,7 @@
 //===--- ThrustPolicy.cpp - where a Thrust algorithm call runs ------------===//
 
 #include "libtorch/ThrustPolicy.h"
+#include "support/CcclNamespaces.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -12,26 +13,35 @@ namespace clang::tidy::torch_sync {
 namespace {
 
 /// The names of the namespaces around \p D, innermost first, inline ones
-/// (Thrust's ABI namespaces) left out.
-llvm::SmallVector<StringRef, 4> namespacesOf(const Decl &D) {
+/// (Thrust's ABI namespaces) left out, up to (and without) \p Outermost when
+/// it is given.
+llvm::SmallVector<StringRef, 4>
+namespacesOf(const Decl &D, const NamespaceDecl *Outermost = nullptr) {
   llvm::SmallVector<StringRef, 4> Names;
   for (const DeclContext *Context = D.getDeclContext(); Context;
-       Context = Context->getParent())
+       Context = Context->getParent()) {
+    if (Context == Outermost)
+      break;
     if (const auto *Namespace = dyn_cast<NamespaceDecl>(Context))
       if (!Namespace->isInline() && Namespace->getIdentifier())
         Names.push_back(Namespace->getName());
+  }
   return Names;
 }
 
-/// Whether \p Record is declared inside namespace 'thrust' and inside one of
-/// \p Systems (Thrust's 'cuda_cub', 'cpp', 'omp', 'tbb', 'sequential').
+/// Whether \p Record is declared in Thrust's namespace, however a project
+/// wraps it (CcclNamespaces.h), and, unless \p Systems is empty, inside one of
+/// \p Systems there (Thrust's 'cuda_cub', 'cpp', 'omp', 'tbb', 'sequential').
 bool isThrustRecordIn(const CXXRecordDecl &Record,
                       llvm::ArrayRef<StringRef> Systems) {
-  llvm::SmallVector<StringRef, 4> Names = namespacesOf(Record);
-  return !Names.empty() && Names.back() == "thrust" &&
-         llvm::any_of(Names, [&](StringRef Name) {
-           return llvm::is_contained(Systems, Name);
-         });
+  const NamespaceDecl *Thrust = ccclNamespaceOf(Record);
+  if (!Thrust || Thrust->getName() != "thrust")
+    return false;
+  if (Systems.empty())
+    return true;
+  return llvm::any_of(namespacesOf(Record, Thrust), [&](StringRef Name) {
+    return llvm::is_contained(Systems, Name);
+  });
 }
 
 /// \p Record and its bases, as far as their definitions are known.
@@ -79,7 +89,7 @@ ThrustPolicy policyOfRecord(const CXXRecordDecl &Record) {
 /// Whether \p Record is 'thrust::device_ptr<T>', or an iterator of
 /// 'thrust::device_vector' ('thrust::detail::normal_iterator' over one).
 bool isDeviceIterator(const CXXRecordDecl &Record) {
-  if (!Record.getIdentifier() || !isThrustRecordIn(Record, {"thrust"}))
+  if (!Record.getIdentifier() || !isThrustRecordIn(Record, {}))
     return false;
   if (Record.getName() == "device_ptr")
     return true;
@@ -91,8 +101,7 @@ bool isDeviceIterator(const CXXRecordDecl &Record) {
   const CXXRecordDecl *Pointer =
       Iterator->getTemplateArgs()[0].getAsType()->getAsCXXRecordDecl();
   return Pointer && Pointer->getIdentifier() &&
-         Pointer->getName() == "device_ptr" &&
-         isThrustRecordIn(*Pointer, {"thrust"});
+         Pointer->getName() == "device_ptr" && isThrustRecordIn(*Pointer, {});
 }
 
 } // namespace

@@ -22,6 +22,12 @@
 #include <thrust/sort.h>
 #include <thrust/transform.h>
 #include <thrust/unique.h>
+#include <thrust/binary_search.h>
+#include <thrust/equal.h>
+#include <thrust/logical.h>
+#include <thrust/partition.h>
+#include <thrust/remove.h>
+#include <thrust/set_operations.h>
 
 #include <cuda_runtime_api.h>
 #include <vector>
@@ -67,6 +73,64 @@ void positiveSynchronousLaunches(thrust::device_vector<int> &v, thrust::device_v
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::sort' waits for the algorithm's stream
   thrust::fill(out.begin(), out.end(), 0);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::fill' waits for the algorithm's stream
+}
+
+// The other algorithms whose result the device computed: a value, a
+// position, or an end iterator.
+long long positiveMoreResults(thrust::device_vector<int> &v, thrust::device_vector<int> &out,
+                              thrust::device_vector<int> &values, cudaStream_t stream) {
+  long long total = thrust::none_of(thrust::device, v.begin(), v.end(), IsOdd());
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'thrust::none_of' copies its result to the host
+  total += thrust::equal(thrust::cuda::par_nosync.on(stream), v.begin(), v.end(), out.begin());
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::equal' copies its result to the host
+  total += thrust::remove_copy_if(thrust::cuda::par_nosync.on(stream), v.begin(), v.end(), out.begin(),
+                                  IsOdd()) - out.begin();
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: 'thrust::remove_copy_if' copies its end iterator to the host
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: consider 'cub::DeviceSelect'
+  total += thrust::partition(thrust::device, out.begin(), out.end(), IsOdd()) - out.begin();
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::partition' copies its end iterator to the host
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: note: consider 'cub::DevicePartition'
+  total += thrust::set_union(thrust::device, v.begin(), v.end(), out.begin(), out.end(), values.begin()) -
+           values.begin();
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: 'thrust::set_union' copies its end iterator to the host
+  total += thrust::reduce_by_key(thrust::device, v.begin(), v.end(), out.begin(), values.begin(),
+                                 out.begin()).first - values.begin();
+  // CHECK-MESSAGES: :[[@LINE-2]]:12: warning: 'thrust::reduce_by_key' copies its end iterator to the host
+  // CHECK-MESSAGES: :[[@LINE-3]]:12: note: consider 'cub::DeviceReduce::ReduceByKey'
+  return total;
+}
+
+// A search's one-value form returns its position (or a bool) to the host,
+// whatever the policy; its vector form writes into device memory and waits
+// only with a synchronous policy.
+long long positiveSearches(thrust::device_vector<int> &sorted, thrust::device_vector<int> &values,
+                           thrust::device_vector<int> &out, cudaStream_t stream) {
+  long long total = thrust::lower_bound(thrust::cuda::par_nosync.on(stream), sorted.begin(), sorted.end(), 7) -
+                    sorted.begin();
+  // CHECK-MESSAGES: :[[@LINE-2]]:21: warning: 'thrust::lower_bound' copies the position it found to the host
+  // CHECK-MESSAGES: :[[@LINE-3]]:21: note: consider the vector form
+  total += thrust::binary_search(sorted.begin(), sorted.end(), 7);
+  // CHECK-MESSAGES: :[[@LINE-1]]:12: warning: 'thrust::binary_search' copies the position it found to the host
+  thrust::upper_bound(thrust::device, sorted.begin(), sorted.end(), values.begin(), values.end(), out.begin());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::upper_bound' waits for the algorithm's stream before it returns (a synchronous policy) [torch-sync-explicit]
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider 'thrust::cuda::par_nosync.on(stream)'
+  thrust::sort_by_key(thrust::cuda::par.on(stream), out.begin(), out.end(), values.begin());
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'thrust::sort_by_key' waits for the algorithm's stream before it returns
+  return total;
+}
+
+void negativeVectorSearches(thrust::device_vector<int> &sorted, thrust::device_vector<int> &values,
+                            thrust::device_vector<int> &out, cudaStream_t stream) {
+  thrust::lower_bound(thrust::cuda::par_nosync.on(stream), sorted.begin(), sorted.end(), values.begin(),
+                      values.end(), out.begin());
+  thrust::binary_search(thrust::cuda::par_nosync.on(stream), sorted.begin(), sorted.end(), values.begin(),
+                        values.end(), out.begin(), thrust::less<int>());
+  thrust::sort_by_key(thrust::cuda::par_nosync.on(stream), out.begin(), out.end(), values.begin());
+}
+
+int negativeHostSearches(std::vector<int> &h) {
+  return static_cast<int>(thrust::lower_bound(thrust::host, h.begin(), h.end(), 7) - h.begin()) +
+         thrust::binary_search(h.begin(), h.end(), 7);
 }
 
 // Sync-free twins: par_nosync for what returns nothing, host policies and
