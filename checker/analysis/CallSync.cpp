@@ -698,8 +698,10 @@ StringRef copyKind(const CallExpr &Call, const FunctionDecl &Callee,
   if (!Arg || !Enum || Arg->isValueDependent() ||
       !Arg->EvaluateAsInt(Value, Context))
     return "";
-  for (const EnumConstantDecl *Kind :
-       Enum->getDecl()->getDefinitionOrSelf()->enumerators())
+  const EnumDecl *Decl = Enum->getDecl();
+  if (const EnumDecl *Definition = Decl->getDefinition())
+    Decl = Definition;
+  for (const EnumConstantDecl *Kind : Decl->enumerators())
     if (llvm::APSInt::isSameValue(Kind->getInitVal(), Value.Val.getInt()))
       return Kind->getName();
   return "";
