@@ -1,6 +1,7 @@
 //===--- CallSync.cpp - does this call synchronize? -----------------------===//
 
 #include "analysis/CallSync.h"
+#include "analysis/HostMemoryKind.h"
 #include "analysis/device/RankInference.h"
 #include "libtorch/LibTorchApi.h"
 #include "libtorch/ThrustPolicy.h"
@@ -724,11 +725,71 @@ const SyncFact *thrustLaunchFact() {
   return nullptr;
 }
 
+/// The enumerator of cudaMemcpyKind that the argument for the 'kind'
+/// parameter of \p Call names ("cudaMemcpyDeviceToHost"), written or by
+/// default; "" when the callee has no such parameter or the value is not a
+/// constant.
+StringRef copyKind(const CallExpr &Call, const FunctionDecl &Callee,
+                   const ASTContext &Context) {
+  const ParmVarDecl *Param = parameter(Callee, "kind");
+  const Expr *Arg = argument(Call, Callee, "kind");
+  const auto *Enum = Param ? Param->getType()->getAs<EnumType>() : nullptr;
+  Expr::EvalResult Value;
+  if (!Arg || !Enum || Arg->isValueDependent() ||
+      !Arg->EvaluateAsInt(Value, Context))
+    return "";
+  const EnumDecl *Decl = Enum->getDecl();
+  if (const EnumDecl *Definition = Decl->getDefinition())
+    Decl = Definition;
+  for (const EnumConstantDecl *Kind : Decl->enumerators())
+    if (llvm::APSInt::isSameValue(Kind->getInitVal(), Value.Val.getInt()))
+      return Kind->getName();
+  return "";
+}
+
+/// Whether the asynchronous copy \p Call (a fact with AsyncCopy) waits: it
+/// copies from the device into pageable host memory (census-frontend.tsv:
+/// 'cudaMemcpyAsync DtoH 1 MiB into pageable memory' waited; from pageable
+/// memory to the device and with pinned memory it did not). The direction is
+/// the 'kind' argument; with 'cudaMemcpyDefault', and for 'cuMemcpyAsync',
+/// which takes none, the source must be device memory (a symbol or a CUDA
+/// array always is). The target is the 'dst' (or 'dstHost') argument.
+bool asyncCopyWaits(const CallExpr &Call, const FunctionDecl &Callee,
+                    const SyncFact &Fact, DeviceInference &Devices,
+                    ASTContext &Context) {
+  const Expr *Target = argument(Call, Callee, "dst");
+  if (!Target)
+    Target = argument(Call, Callee, "dstHost");
+  if (!Target)
+    return false;
+  bool SourceOnDevice = Fact.Function.contains("Symbol") ||
+                        Fact.Function.contains("Array") ||
+                        Fact.Function.contains("DtoH");
+  if (parameter(Callee, "kind")) {
+    StringRef Kind = copyKind(Call, Callee, Context);
+    if (Kind != "cudaMemcpyDeviceToHost" && Kind != "cudaMemcpyDefault")
+      return false;
+    if (Kind == "cudaMemcpyDeviceToHost")
+      SourceOnDevice = true;
+  }
+  if (!SourceOnDevice) {
+    const Expr *Source = argument(Call, Callee, "src");
+    if (!Source ||
+        hostMemoryKind(*Source, Devices, Context) != MemoryKind::Device)
+      return false;
+  }
+  return hostMemoryKind(*Target, Devices, Context) == MemoryKind::Pageable;
+}
+
 /// torch-sync-explicit: an explicit wait for the device, named by its
 /// documented name under every declared one ('cudaMemcpy_ptds').
 std::optional<CallSync> explicitSync(const CallExpr &Call, const SyncFact &Fact,
+                                     DeviceInference &Devices,
                                      ASTContext &Context) {
   if (Fact.NullPointerIsNoOp && freesNullPointer(Call, Context))
+    return std::nullopt;
+  if (Fact.AsyncCopy &&
+      !asyncCopyWaits(Call, *Call.getDirectCallee(), Fact, Devices, Context))
     return std::nullopt;
   // A Thrust algorithm waits only on the CUDA system, and one that returns
   // nothing from the device not with 'par_nosync' (ThrustPolicy.h).
@@ -815,7 +876,7 @@ std::optional<CallSync> callSync(const CallExpr &Call, const SyncFact &Fact,
   case SyncCategory::DeviceIndex:
     return indexSync(Call, *Callee, Fact, Devices);
   case SyncCategory::Explicit:
-    return explicitSync(Call, Fact, Context);
+    return explicitSync(Call, Fact, Devices, Context);
   }
   return std::nullopt;
 }

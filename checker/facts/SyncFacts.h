@@ -84,6 +84,9 @@ struct SyncFact {
   llvm::StringRef LoopAlternative = "";
   /// For a Thrust algorithm, what it does with a CUDA policy; None otherwise.
   ThrustKind Thrust = ThrustKind::None;
+  /// Whether the call is an asynchronous CUDA copy ('cudaMemcpyAsync'), which
+  /// waits only from the device into pageable host memory (CallSync.cpp).
+  bool AsyncCopy = false;
 };
 
 /// An ATen overload that the census (runtime-verify/census) measured to block

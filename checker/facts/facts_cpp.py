@@ -51,6 +51,7 @@ SYNC_FACT_FIELDS = (
     ("SizeAlternative", lambda fact: c_str(fact.get("alternative_for_size", ""))),
     ("LoopAlternative", lambda fact: c_str(fact.get("alternative_in_loop", ""))),
     ("Thrust", lambda fact: f"ThrustKind::{THRUST_KINDS.get(fact.get('thrust'), 'None')}"),
+    ("AsyncCopy", lambda fact: c_bool(fact.get("async_copy"))),
 )
 MEASURED_SYNC_FIELDS = (
     ("Overload", lambda row: c_str(row["overload"])),

@@ -12,7 +12,7 @@ CATEGORIES = {}
 HEADER_VERSIONS = ["1.13", "2.11"]
 FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "source", "tensor_value_parameter",
                "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
-               "alternative_for_size", "alternative_in_loop", "thrust"}
+               "alternative_for_size", "alternative_in_loop", "thrust", "async_copy"}
 THRUST_KINDS = {"returns-to-host": "ReturnsToHost", "launches": "Launches", "searches": "Searches"}
 # The condition of a census 'depends' row that synchronized on its non-empty inputs only.
 NONEMPTY = "non-empty inputs:"

@@ -17,6 +17,7 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "symbol_cases.h"
 #include "thrust_cases.h"
 
 #include <chrono>
@@ -28,6 +29,14 @@
 #include <vector>
 
 extern "C" {
+// CUDA 13 no longer declares the one-dimensional array copies (deprecated since 10.1); its runtime still has
+// them, and code written for older releases calls them.
+cudaError_t cudaMemcpyToArray(cudaArray_t dst, size_t wOffset, size_t hOffset, const void *src, size_t count,
+                              cudaMemcpyKind kind);
+cudaError_t cudaMemcpyFromArray(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyFromArrayAsync(void *dst, cudaArray_const_t src, size_t wOffset, size_t hOffset,
+                                     size_t count, cudaMemcpyKind kind, cudaStream_t stream);
 int tsc_start(void);
 void tsc_reset(void);
 void tsc_pause(void);
@@ -426,6 +435,56 @@ std::vector<Entry> entries() {
   list.push_back({"cuda-runtime", "cudaMemcpyAsync", "DtoD 1 MiB", [dev, dev2, stream] mutable {
                     cudaMemcpyAsync(*dev2, *dev, 1 << 20, cudaMemcpyDeviceToDevice, stream());
                   }});
+  // The other asynchronous copies to the host, into pageable memory and into pinned memory, and the copies
+  // between host memory and a CUDA array (1024 rows of 1 KiB).
+  list.push_back({"cuda-runtime", "cudaMemcpyAsync", "Default kind, device to 1 MiB of pageable memory",
+                  [dev, host, stream] mutable {
+                    cudaMemcpyAsync(host->data(), *dev, 1 << 20, cudaMemcpyDefault, stream());
+                  }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpy2DAsync", "DtoH 1 MiB into pageable memory", [dev, host, stream] mutable {
+         cudaMemcpy2DAsync(host->data(), 1024, *dev, 1024, 1024, 1024, cudaMemcpyDeviceToHost, stream());
+       }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpy2DAsync", "DtoH 1 MiB into pinned memory", [dev, pinned, stream] mutable {
+         cudaMemcpy2DAsync(*pinned, 1024, *dev, 1024, 1024, 1024, cudaMemcpyDeviceToHost, stream());
+       }});
+  auto array = std::make_shared<cudaArray_t>(nullptr);
+  auto array2 = std::make_shared<cudaArray_t>(nullptr);
+  cudaChannelFormatDesc channel = cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+  cudaMallocArray(array.get(), &channel, 256, 1024);
+  cudaMallocArray(array2.get(), &channel, 256, 1024);
+  list.push_back({"cuda-runtime", "cudaMemcpy2DToArray", "1 MiB from pageable memory", [array, host] mutable {
+                    cudaMemcpy2DToArray(*array, 0, 0, host->data(), 1024, 1024, 1024, cudaMemcpyHostToDevice);
+                  }});
+  list.push_back(
+      {"cuda-runtime", "cudaMemcpy2DFromArray", "1 MiB into pageable memory", [array, host] mutable {
+         cudaMemcpy2DFromArray(host->data(), 1024, *array, 0, 0, 1024, 1024, cudaMemcpyDeviceToHost);
+       }});
+  list.push_back({"cuda-runtime", "cudaMemcpy2DArrayToArray", "1 MiB", [array, array2] mutable {
+                    cudaMemcpy2DArrayToArray(*array2, 0, 0, *array, 0, 0, 1024, 1024);
+                  }});
+  list.push_back({"cuda-runtime", "cudaMemcpyToArray", "1 MiB from pageable memory", [array, host] mutable {
+                    cudaMemcpyToArray(*array, 0, 0, host->data(), 1 << 20, cudaMemcpyHostToDevice);
+                  }});
+  list.push_back({"cuda-runtime", "cudaMemcpyFromArray", "1 MiB into pageable memory", [array, host] mutable {
+                    cudaMemcpyFromArray(host->data(), *array, 0, 0, 1 << 20, cudaMemcpyDeviceToHost);
+                  }});
+  list.push_back({"cuda-runtime", "cudaMemcpy2DFromArrayAsync", "1 MiB into pageable memory, current stream",
+                  [array, host, stream] mutable {
+                    cudaMemcpy2DFromArrayAsync(host->data(), 1024, *array, 0, 0, 1024, 1024,
+                                               cudaMemcpyDeviceToHost, stream());
+                  }});
+  list.push_back({"cuda-runtime", "cudaMemcpy2DFromArrayAsync", "1 MiB into pinned memory, current stream",
+                  [array, pinned, stream] mutable {
+                    cudaMemcpy2DFromArrayAsync(*pinned, 1024, *array, 0, 0, 1024, 1024,
+                                               cudaMemcpyDeviceToHost, stream());
+                  }});
+  list.push_back({"cuda-runtime", "cudaMemcpyFromArrayAsync", "1 MiB into pageable memory, current stream",
+                  [array, host, stream] mutable {
+                    cudaMemcpyFromArrayAsync(host->data(), *array, 0, 0, 1 << 20, cudaMemcpyDeviceToHost,
+                                             stream());
+                  }});
   list.push_back({"cuda-runtime", "cudaStreamQuery", "the current stream",
                   [stream] mutable { (void)cudaStreamQuery(stream()); }});
   list.push_back({"cuda-runtime", "cudaDeviceSynchronize", "", [] mutable { cudaDeviceSynchronize(); }});
@@ -449,6 +508,22 @@ std::vector<Entry> entries() {
                   [dev, host, stream] mutable {
                     cuMemcpyHtoDAsync(reinterpret_cast<CUdeviceptr>(*dev), host->data(), 1 << 20, stream());
                   }});
+  list.push_back({"cuda-driver", "cuMemcpyDtoHAsync", "1 MiB into pageable memory, current stream",
+                  [dev, host, stream] mutable {
+                    cuMemcpyDtoHAsync(host->data(), reinterpret_cast<CUdeviceptr>(*dev), 1 << 20, stream());
+                  }});
+  list.push_back({"cuda-driver", "cuMemcpyDtoHAsync", "1 MiB into pinned memory, current stream",
+                  [dev, pinned, stream] mutable {
+                    cuMemcpyDtoHAsync(*pinned, reinterpret_cast<CUdeviceptr>(*dev), 1 << 20, stream());
+                  }});
+  list.push_back({"cuda-driver", "cuMemcpyAsync", "DtoH 1 MiB into pageable memory, current stream",
+                  [dev, host, stream] mutable {
+                    cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(host->data()),
+                                  reinterpret_cast<CUdeviceptr>(*dev), 1 << 20, stream());
+                  }});
+  // Copies from a __device__ symbol (symbol_cases.cu).
+  for (SourceCase &c : symbolCases(host->data(), *pinned))
+    list.push_back({"cuda-runtime", c.function, c.arguments, c.call});
   // Thrust's algorithms (thrust_cases.cu).
   for (ThrustCase &c : thrustCases())
     list.push_back({"thrust", c.function, c.arguments, c.call});

@@ -132,6 +132,65 @@ CudaCall describeRuntimeCall(CUpti_CallbackId cbid, const CUpti_CallbackData &in
     call.stream = p->stream;
     break;
   }
+  // The copies between host memory and a CUDA array (on the device: nullptr), and between arrays.
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArray_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpyToArray_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind, p->count);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArray_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2DToArray_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind, std::uint64_t(p->width) * p->height);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArray_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpyFromArray_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind, p->count);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArray_ptds_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2DFromArray_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind, std::uint64_t(p->width) * p->height);
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArrayAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToArrayAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyToArrayAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind, p->count);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArrayAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DToArrayAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2DToArrayAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, nullptr, p->src, p->kind, std::uint64_t(p->width) * p->height);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArrayAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromArrayAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpyFromArrayAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind, p->count);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArrayAsync_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DFromArrayAsync_ptsz_v7000: {
+    const auto *p = static_cast<const cudaMemcpy2DFromArrayAsync_v3020_params *>(info.functionParams);
+    describeRuntimeMemcpy(call, p->dst, nullptr, p->kind, std::uint64_t(p->width) * p->height);
+    call.stream = p->stream;
+    break;
+  }
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyArrayToArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyArrayToArray_ptds_v7000:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DArrayToArray_v3020:
+  case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DArrayToArray_ptds_v7000:
+    call.copy = CopyKind::DeviceToDevice;
+    break;
   case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000:
     call.copy = CopyKind::DeviceToDevice;
     call.bytes = static_cast<const cudaMemcpyPeer_v4000_params *>(info.functionParams)->count;

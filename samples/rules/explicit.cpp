@@ -9,6 +9,13 @@
 // stream-ordered cudaFreeAsync, the caching allocator's reuse of freed
 // blocks).
 //
+// The asynchronous copies by the kind of host memory (1 MiB each, after queued
+// work): from the device into a std::vector, a stack array, new[], malloc and
+// a CPU tensor that is not pinned they wait (rule_*); into cudaMallocHost,
+// cudaHostAlloc, a pinned tensor or registered memory, and from pageable
+// memory to the device, they do not (exempt_*). The copies between host
+// memory and a CUDA array too.
+//
 // Left out: cudaThreadSynchronize, which CUDA 13 removed, and
 // cudaMemcpyToSymbol / cudaMemcpyFromSymbol, which need a __device__ variable
 // and so a CUDA source compiled for the device; this is a C++ source.
@@ -38,6 +45,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -509,6 +517,156 @@ void rule_cu_mem_free(torch::Device device) {
   checkDriver(cuMemFree(memory));
 }
 
+// 1 MiB, for the copies into and from host memory of each kind.
+constexpr int64_t kLargeElements = int64_t(1) << 18;
+constexpr size_t kLargeBytes = kLargeElements * sizeof(float);
+
+torch::Tensor largeDeviceBuffer(torch::Device device) {
+  return torch::zeros({kLargeElements}, torch::TensorOptions().device(device));
+}
+
+// A CUDA array of 1 MiB (1024 rows of 1 KiB), made once and kept: freeing it
+// (cudaFreeArray) would wait for the device.
+cudaArray_t sampleArray() {
+  static cudaArray_t array = [] {
+    cudaArray_t made = nullptr;
+    cudaChannelFormatDesc channel =
+        cudaCreateChannelDesc(32, 0, 0, 0, cudaChannelFormatKindFloat);
+    checkCuda(cudaMallocArray(&made, &channel, 256, 1024));
+    return made;
+  }();
+  return array;
+}
+
+// cudaMemcpyAsync from the device into a std::vector waits for the queued work.
+void rule_cuda_memcpy_async_into_vector(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  std::vector<float> host(kLargeElements);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(host.data(), buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+}
+
+// cudaMemcpyAsync into a stack array (64 KiB) waits.
+void rule_cuda_memcpy_async_into_stack_array(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  float onStack[16384];
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(onStack, buffer.data_ptr<float>(), sizeof(onStack),
+                            cudaMemcpyDeviceToHost, stream));
+  querySink = static_cast<int>(onStack[0]);
+}
+
+// cudaMemcpyAsync into memory from new[] and from malloc waits.
+void rule_cuda_memcpy_async_into_heap(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  float *fromNew = new float[kLargeElements];
+  auto *fromMalloc = static_cast<float *>(std::malloc(kLargeBytes));
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(fromNew, buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(fromMalloc, buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+  std::free(fromMalloc);
+  delete[] fromNew;
+}
+
+// cudaMemcpyAsync into a CPU tensor that is not pinned waits.
+void rule_cuda_memcpy_async_into_cpu_tensor(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  torch::Tensor host = torch::empty({kLargeElements});
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(host.data_ptr<float>(), buffer.data_ptr<float>(),
+                            kLargeBytes, cudaMemcpyDeviceToHost, stream));
+}
+
+// cudaMemcpy2DAsync and cuMemcpyDtoHAsync into a std::vector wait.
+void rule_memcpy_2d_and_driver_async_into_vector(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  std::vector<float> host(kLargeElements);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpy2DAsync(host.data(), 1024, buffer.data_ptr<float>(), 1024,
+                              1024, 1024, cudaMemcpyDeviceToHost, stream));
+  queueWork(device);
+  checkDriver(cuMemcpyDtoHAsync(host.data(), driverPointer(buffer), kLargeBytes,
+                                stream));
+}
+
+// The copies between pageable memory and a CUDA array: cudaMemcpy2DToArray and
+// cudaMemcpy2DFromArray are synchronous, cudaMemcpy2DFromArrayAsync into
+// pageable memory waits.
+void rule_cuda_array_copies(torch::Device device) {
+  cudaArray_t array = sampleArray();
+  std::vector<float> host(kLargeElements);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpy2DToArray(array, 0, 0, host.data(), 1024, 1024, 1024,
+                                cudaMemcpyHostToDevice));
+  queueWork(device);
+  checkCuda(cudaMemcpy2DFromArray(host.data(), 1024, array, 0, 0, 1024, 1024,
+                                  cudaMemcpyDeviceToHost));
+  queueWork(device);
+  checkCuda(cudaMemcpy2DFromArrayAsync(host.data(), 1024, array, 0, 0, 1024,
+                                       1024, cudaMemcpyDeviceToHost, stream));
+}
+
+// Twin of rule_cuda_memcpy_async_into_vector: pinned memory from
+// cudaMallocHost and cudaHostAlloc, made before the queued work and kept.
+void exempt_cuda_memcpy_async_into_pinned_allocations(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  void *mallocHost = nullptr;
+  checkCuda(cudaMallocHost(&mallocHost, kLargeBytes));
+  void *hostAlloc = nullptr;
+  checkCuda(cudaHostAlloc(&hostAlloc, kLargeBytes, cudaHostAllocDefault));
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(mallocHost, buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+  checkCuda(cudaMemcpyAsync(hostAlloc, buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+}
+
+// Twin of rule_cuda_memcpy_async_into_cpu_tensor: a pinned tensor (the block
+// that rule_cuda_memcpy made, reused).
+void exempt_cuda_memcpy_async_into_pinned_tensor(torch::Device device) {
+  auto buffer = deviceBuffer(device);
+  auto pinned = pinnedBuffer();
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(pinned.data_ptr<float>(), buffer.data_ptr<float>(),
+                            kBytes, cudaMemcpyDeviceToHost, stream));
+}
+
+// Twin of rule_cuda_memcpy_async_into_vector: a std::vector registered with
+// cudaHostRegister (kept registered: unregistering waits for the device).
+void exempt_cuda_memcpy_async_into_registered_vector(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  static std::vector<float> host(kLargeElements);
+  checkCuda(
+      cudaHostRegister(host.data(), kLargeBytes, cudaHostRegisterDefault));
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(host.data(), buffer.data_ptr<float>(), kLargeBytes,
+                            cudaMemcpyDeviceToHost, stream));
+}
+
+// Twin of rule_cuda_memcpy_async_into_vector: from pageable memory to the
+// device the copy returns without waiting (the driver stages the data).
+void exempt_cuda_memcpy_async_from_pageable(torch::Device device) {
+  auto buffer = largeDeviceBuffer(device);
+  std::vector<float> host(kLargeElements);
+  cudaStream_t stream = at::cuda::getCurrentCUDAStream().stream();
+  queueWork(device);
+  checkCuda(cudaMemcpyAsync(buffer.data_ptr<float>(), host.data(), kLargeBytes,
+                            cudaMemcpyHostToDevice, stream));
+}
+
 // Twin of rule_empty_cache: the allocator reuses freed blocks without CUDA.
 void exempt_reuse_cached_block(torch::Device device) {
   auto first = deviceBuffer(device);
@@ -562,6 +720,16 @@ int main() {
   rule_cuda_free_host(device);
   rule_cuda_host_unregister(device);
   rule_cu_mem_free(device);
+  rule_cuda_memcpy_async_into_vector(device);
+  rule_cuda_memcpy_async_into_stack_array(device);
+  rule_cuda_memcpy_async_into_heap(device);
+  rule_cuda_memcpy_async_into_cpu_tensor(device);
+  rule_memcpy_2d_and_driver_async_into_vector(device);
+  rule_cuda_array_copies(device);
+  exempt_cuda_memcpy_async_into_pinned_allocations(device);
+  exempt_cuda_memcpy_async_into_pinned_tensor(device);
+  exempt_cuda_memcpy_async_into_registered_vector(device);
+  exempt_cuda_memcpy_async_from_pageable(device);
   exempt_reuse_cached_block(device);
   rule_empty_cache(device);
   return anyCallFailed ? 1 : 0;
