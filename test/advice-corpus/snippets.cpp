@@ -1,0 +1,187 @@
+// Minimal reproductions of the SHAPE of each synchronizing construct listed
+// in corpus.tsv (written for this corpus, not taken from the projects). One
+// function per row, named after its id; the line that blocks the host carries
+// a trailing "sync: <id>" comment. Every tensor involved is provably on a CUDA
+// device. Rows whose construct needs the CUDA front end (Thrust) are in
+// snippets-cuda.cu.
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace {
+torch::TensorOptions cudaLong() {
+  return torch::device(torch::kCUDA).dtype(torch::kLong);
+}
+
+// A callee that reads the total from the device when the caller gives none
+// (row c04; the marked line is the call that reaches it).
+torch::Tensor denseToJaggedC04(const torch::Tensor &offsets,
+                               c10::optional<int64_t> total) {
+  const int64_t n =
+      total.has_value() ? *total : offsets[-1].item<int64_t>();
+  return torch::empty({n}, offsets.options());
+}
+} // namespace
+
+torch::Tensor c01_last_offset_item(int64_t batch) {
+  torch::Tensor lengths = torch::randint(0, 8, {batch}, cudaLong());
+  torch::Tensor offsets = torch::cumsum(lengths, 0);
+  const int64_t numOutputs =
+      offsets[offsets.numel() - 1].item<int64_t>(); // sync: c01
+  return torch::empty({numOutputs}, offsets.options());
+}
+
+torch::Tensor c02_output_rows_item(int64_t rows) {
+  torch::Tensor outputOffsets = torch::arange(0, rows + 1, cudaLong());
+  int64_t numDenseRows =
+      outputOffsets[outputOffsets.numel() - 1].item<int64_t>(); // sync: c02
+  return torch::zeros({numDenseRows, 16}, torch::device(torch::kCUDA));
+}
+
+torch::Tensor c03_backward_rows_item(const torch::Tensor &grad) {
+  torch::Tensor inputOffsets = torch::arange(0, 33, cudaLong());
+  int64_t numDenseInputRows =
+      inputOffsets[inputOffsets.numel() - 1].item<int64_t>(); // sync: c03
+  torch::Tensor out = torch::zeros({numDenseInputRows, grad.size(1)},
+                                   torch::device(torch::kCUDA));
+  return out;
+}
+
+torch::Tensor c04_size_left_to_callee(int64_t n) {
+  torch::Tensor values = torch::randn({n}, torch::device(torch::kCUDA));
+  torch::Tensor offsets = torch::arange(0, n + 1, cudaLong());
+  torch::Tensor y = denseToJaggedC04(offsets, c10::nullopt); // sync: c04
+  return y.add_(values.sum());
+}
+
+int c05_padding_read_per_byte(int64_t ncols) {
+  torch::Tensor input =
+      torch::zeros({1, ncols}, torch::device(torch::kCUDA).dtype(torch::kByte));
+  int totalPad = 0;
+  uint8_t pad = 0;
+  for (int64_t col = 0; col + 8 <= ncols; col += 8) {
+    pad = input[0][col + 4].item<uint8_t>(); // sync: c05
+    totalPad += pad;
+  }
+  return totalPad;
+}
+
+int64_t c06_count_by_blocking_copy(int64_t rows) {
+  torch::Tensor outPtr = torch::zeros({rows + 1}, cudaLong());
+  int64_t newLen = 0;
+  cudaMemcpy(&newLen, outPtr.data_ptr<int64_t>() + rows, sizeof(newLen),
+             cudaMemcpyDeviceToHost); // sync: c06
+  return newLen;
+}
+
+std::vector<int64_t> c07_counts_then_stream_sync(int64_t ntypes,
+                                                 cudaStream_t stream) {
+  torch::Tensor counts = torch::zeros({ntypes}, cudaLong());
+  std::vector<int64_t> host(ntypes);
+  cudaMemcpyAsync(host.data(), counts.data_ptr<int64_t>(),
+                  ntypes * sizeof(int64_t), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c07
+  return host;
+}
+
+int64_t c10_wait_before_count_read(int64_t n) {
+  torch::Tensor keys = torch::arange(n, cudaLong());
+  torch::Tensor missing =
+      torch::empty({1}, torch::dtype(torch::kLong).pinned_memory(true));
+  missing.copy_(keys.sum().reshape({1}), /*non_blocking=*/true);
+  c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
+  stream.synchronize(); // sync: c10
+  return missing.data_ptr<int64_t>()[0];
+}
+
+void c11_wait_for_scalar_upload(cudaStream_t stream) {
+  torch::Tensor amax = torch::ones({1}, torch::device(torch::kCUDA));
+  float zero = 0.0f;
+  cudaMemcpyAsync(amax.data_ptr<float>(), &zero, sizeof(float),
+                  cudaMemcpyHostToDevice, stream);
+  cudaStreamSynchronize(stream); // sync: c11
+}
+
+torch::Tensor c12_wait_after_gemm(cudaStream_t stream) {
+  torch::Tensor a = torch::randn({64, 64}, torch::device(torch::kCUDA));
+  torch::Tensor c = torch::mm(a, a);
+  cudaStreamSynchronize(stream); // sync: c12
+  return c;
+}
+
+std::vector<int32_t> c13_indptr_copied_for_plan(int64_t batch,
+                                                cudaStream_t stream) {
+  torch::Tensor kvIndptr =
+      torch::zeros({batch + 1}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  std::vector<int32_t> indptrHost(batch + 1);
+  cudaMemcpyAsync(indptrHost.data(), kvIndptr.data_ptr<int32_t>(),
+                  (batch + 1) * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c13
+  return indptrHost;
+}
+
+int32_t c14_two_arrays_copied_for_plan(int64_t batch, cudaStream_t stream) {
+  auto opts = torch::device(torch::kCUDA).dtype(torch::kInt);
+  torch::Tensor indptr = torch::zeros({batch + 1}, opts);
+  torch::Tensor lastPageLen = torch::ones({batch}, opts);
+  std::vector<int32_t> indptrH(batch + 1), lastH(batch);
+  cudaMemcpyAsync(indptrH.data(), indptr.data_ptr<int32_t>(),
+                  (batch + 1) * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  cudaMemcpyAsync(lastH.data(), lastPageLen.data_ptr<int32_t>(),
+                  batch * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c14
+  return indptrH.back() + lastH.back();
+}
+
+torch::Tensor c15_repeated_stream_wait(cudaStream_t stream) {
+  torch::Tensor q = torch::randn({128, 64}, torch::device(torch::kCUDA));
+  torch::Tensor o = torch::softmax(q, 1);
+  // The stream was already drained before the softmax; nothing is read here.
+  cudaStreamSynchronize(stream); // sync: c15
+  return o;
+}
+
+torch::Tensor c16_wait_after_device_reduce(cudaStream_t stream) {
+  torch::Tensor x = torch::randn({1 << 16}, torch::device(torch::kCUDA));
+  torch::Tensor total = x.sum();
+  cudaStreamSynchronize(stream); // sync: c16
+  return total;
+}
+
+void c17_optimizer_step_wait(torch::Tensor &weights, cudaStream_t stream) {
+  torch::Tensor grad = torch::randn({256, 256}, torch::device(torch::kCUDA));
+  torch::Tensor precond = torch::mm(grad, grad.t());
+  weights = torch::randn({256, 256}, torch::device(torch::kCUDA));
+  weights.sub_(torch::mm(precond, grad), 0.01);
+  cudaStreamSynchronize(stream); // sync: c17
+}
+
+torch::Tensor c18_debug_copy_to_host(int64_t n) {
+  torch::Tensor distances =
+      torch::randn({n, 8, 256}, torch::device(torch::kCUDA));
+  torch::Tensor debugCopy = distances.cpu(); // sync: c18
+  return distances.mul_(2.0);
+}
+
+int64_t c19_metadata_back_to_host(int64_t groupSize) {
+  // Forward built this metadata on the host and moved it to the GPU.
+  torch::Tensor savedData = torch::zeros({5}, cudaLong());
+  savedData = savedData.to(torch::kCPU); // sync: c19
+  const int64_t *ptr = savedData.data_ptr<int64_t>();
+  return ptr[0] == groupSize ? ptr[4] : 0;
+}
+
+std::vector<int32_t> c20_gemm_dims_from_device(int64_t numGemms,
+                                               cudaStream_t stream) {
+  torch::Tensor dimList = torch::ones(
+      {3 * numGemms}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  std::vector<int32_t> dimsHost(3 * numGemms);
+  cudaMemcpyAsync(dimsHost.data(), dimList.data_ptr<int32_t>(),
+                  3 * numGemms * sizeof(int32_t), cudaMemcpyDeviceToHost,
+                  stream);
+  cudaStreamSynchronize(stream); // sync: c20
+  return dimsHost;
+}
