@@ -185,3 +185,86 @@ std::vector<int32_t> c20_gemm_dims_from_device(int64_t numGemms,
   cudaStreamSynchronize(stream); // sync: c20
   return dimsHost;
 }
+
+torch::Tensor c21_small_uploads_per_array(const std::vector<torch::Tensor> &in) {
+  const int64_t n = static_cast<int64_t>(in.size());
+  auto opts = torch::device(torch::kCUDA).dtype(torch::kLong);
+  torch::Tensor ptrs = torch::empty({n}, opts), lds = torch::empty({n}, opts);
+  std::vector<int64_t> ptrHost(n), ldHost(n);
+  for (int64_t i = 0; i < n; ++i) {
+    ptrHost[i] = reinterpret_cast<int64_t>(in[i].data_ptr());
+    ldHost[i] = in[i].stride(0);
+  }
+  cudaMemcpy(ptrs.data_ptr<int64_t>(), ptrHost.data(), n * sizeof(int64_t),
+             cudaMemcpyHostToDevice); // sync: c21
+  cudaMemcpy(lds.data_ptr<int64_t>(), ldHost.data(), n * sizeof(int64_t),
+             cudaMemcpyHostToDevice);
+  return torch::stack({ptrs, lds});
+}
+
+std::vector<int32_t> c22_group_sizes_wait(int64_t numGroups,
+                                          cudaStream_t stream) {
+  torch::Tensor groupSizes = torch::randint(
+      0, 64, {numGroups}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  std::vector<int32_t> sizesHost(numGroups);
+  cudaMemcpyAsync(sizesHost.data(), groupSizes.data_ptr<int32_t>(),
+                  numGroups * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c22
+  return sizesHost;
+}
+
+torch::Tensor c23_flags_into_host_tensor(int64_t batch) {
+  torch::Tensor allSuccess = torch::empty({batch}, torch::kBool);
+  torch::Tensor probs = torch::rand({batch, 32}, torch::device(torch::kCUDA));
+  torch::Tensor success = probs.sum(1).gt(0.5);
+  allSuccess.narrow(0, 0, batch).copy_(success); // sync: c23
+  return allSuccess;
+}
+
+void c24_wait_after_upload(const std::vector<float> &host,
+                           cudaStream_t stream) {
+  torch::Tensor dst = torch::empty({static_cast<int64_t>(host.size())},
+                                   torch::device(torch::kCUDA));
+  cudaMemcpyAsync(dst.data_ptr<float>(), host.data(),
+                  host.size() * sizeof(float), cudaMemcpyHostToDevice, stream);
+  cudaStreamSynchronize(stream); // sync: c24
+}
+
+torch::Tensor c25_wait_to_keep_host_inputs(const std::vector<int32_t> &lens) {
+  torch::Tensor host = torch::from_blob(const_cast<int32_t *>(lens.data()),
+                                        {static_cast<int64_t>(lens.size())},
+                                        torch::kInt);
+  torch::Tensor dev = torch::empty_like(host, torch::device(torch::kCUDA));
+  dev.copy_(host, /*non_blocking=*/true);
+  torch::Tensor logits = dev.to(torch::kFloat).softmax(0);
+  torch::cuda::synchronize(); // sync: c25
+  return logits;
+}
+
+std::vector<int> c26_device_sync_then_host_loop(int64_t tokens, int64_t ranks) {
+  torch::Tensor isTokenInRank = torch::rand(
+      {tokens, ranks}, torch::device(torch::kCUDA)).gt(0.5);
+  cudaDeviceSynchronize(); // sync: c26
+  std::vector<int> indices;
+  for (int64_t t = 0; t < tokens; ++t)
+    indices.push_back(static_cast<int>(t));
+  return indices;
+}
+
+std::vector<int32_t> c27_ids_copy_then_wait(int64_t batch) {
+  torch::Tensor outputIds = torch::randint(
+      0, 32000, {batch}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  std::vector<int32_t> idsHost(batch);
+  c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream();
+  cudaMemcpyAsync(idsHost.data(), outputIds.data_ptr<int32_t>(),
+                  batch * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  stream.synchronize(); // sync: c27
+  return idsHost;
+}
+
+torch::Tensor c28_scale_read_for_scalar_arg(const torch::Tensor &x) {
+  torch::Tensor w = torch::randn({256, 256}, torch::device(torch::kCUDA));
+  torch::Tensor wScale = w.abs().max() / 448.0;
+  const double scale = wScale.item<double>(); // sync: c28
+  return torch::mm(x.to(torch::kCUDA), w).mul_(scale);
+}
