@@ -1,7 +1,8 @@
 // Rows of corpus.tsv whose construct needs the CUDA front end (Thrust with a
 // device execution policy). Same conventions as snippets.cpp: one function per
 // row named after its id, the blocking line marked "sync: <id>", every tensor
-// on a CUDA device.
+// on a CUDA device, each marked statement on one line.
+// clang-format off
 #include <c10/cuda/CUDAStream.h>
 #include <torch/torch.h>
 
@@ -21,8 +22,7 @@ int c08_max_id_by_thrust_reduce(int64_t n) {
       0, 1000, {n}, torch::device(torch::kCUDA).dtype(torch::kLong));
   const int64_t *ptr = srcIds.data_ptr<int64_t>();
   auto policy = thrust::cuda::par.on(c10::cuda::getCurrentCUDAStream());
-  int64_t maxId = thrust::reduce(policy, ptr, ptr + n, int64_t{0},
-                                 thrust::maximum<int64_t>()); // sync: c08
+  int64_t maxId = thrust::reduce(policy, ptr, ptr + n, int64_t{0}, thrust::maximum<int64_t>()); // sync: c08
   int bits = 0;
   while ((int64_t{1} << bits) <= maxId)
     ++bits;
