@@ -272,3 +272,94 @@ torch::Tensor c28_scale_read_for_scalar_arg(int64_t rows) {
   const double scale = wScale.item<double>(); // sync: c28
   return torch::mm(x, w).mul_(scale);
 }
+
+float c29_unused_copy_to_host(int64_t vertices, cudaStream_t stream) {
+  torch::Tensor betweenness = torch::zeros({vertices}, torch::device(torch::kCUDA));
+  std::vector<float> hostCopy(vertices);
+  cudaMemcpy(hostCopy.data(), betweenness.data_ptr<float>(), vertices * sizeof(float), cudaMemcpyDeviceToHost); // sync: c29
+  return betweenness.sum().mul_(0.5).data_ptr<float>() == nullptr ? 0.f : 1.f;
+}
+
+torch::Tensor c30_wait_before_temp_leaves_scope(int64_t n, cudaStream_t stream) {
+  torch::Tensor result = torch::zeros({n}, torch::device(torch::kCUDA));
+  {
+    torch::Tensor tmp = torch::rand({n}, torch::device(torch::kCUDA));
+    result.add_(tmp);
+    cudaStreamSynchronize(stream); // sync: c30
+  }
+  return result;
+}
+
+torch::Tensor c31_debug_error_check_wait(const torch::Tensor &mask) {
+  torch::Tensor x = torch::randn({1024, 64}, torch::device(torch::kCUDA));
+  torch::Tensor y = torch::dropout(x, 0.1, /*train=*/true);
+  cudaDeviceSynchronize(); // sync: c31
+  cudaGetLastError();
+  return y;
+}
+
+torch::Tensor c32_counts_copied_then_wait(int64_t nodes, cudaStream_t stream) {
+  torch::Tensor outIndptr = torch::zeros({nodes + 1}, torch::device(torch::kCUDA).dtype(torch::kLong));
+  int64_t edgeCount = 0;
+  cudaMemcpyAsync(&edgeCount, outIndptr.data_ptr<int64_t>() + nodes, sizeof(edgeCount), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c32
+  return torch::empty({edgeCount}, outIndptr.options());
+}
+
+torch::Tensor c33_error_check_before_conv(const torch::Tensor &kernel) {
+  torch::Tensor in = torch::randn({1, 8, 32, 32}, torch::device(torch::kCUDA));
+  torch::Tensor w = torch::randn({16, 8, 3, 3}, torch::device(torch::kCUDA));
+  cudaDeviceSynchronize(); // sync: c33
+  return torch::conv2d(in, w);
+}
+
+torch::Tensor c34_value_or_evaluates_item(c10::optional<int64_t> rows) {
+  torch::Tensor outputOffsets = torch::arange(0, 65, torch::device(torch::kCUDA).dtype(torch::kLong));
+  const int64_t numRows = rows.value_or(outputOffsets[outputOffsets.numel() - 1].item<int64_t>()); // sync: c34
+  return torch::empty({numRows, 8}, torch::device(torch::kCUDA));
+}
+
+torch::Tensor c35_device_wide_wait_per_step(int64_t steps) {
+  torch::Tensor hidden = torch::randn({8, 128}, torch::device(torch::kCUDA));
+  for (int64_t s = 0; s < steps; ++s) {
+    hidden = torch::tanh(hidden);
+    torch::cuda::synchronize(); // sync: c35
+  }
+  return hidden;
+}
+
+int32_t c36_copy_even_if_host(int64_t batch, cudaStream_t stream) {
+  torch::Tensor indptr = torch::zeros({batch + 1}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  std::vector<int32_t> indptrHost(batch + 1);
+  cudaMemcpyAsync(indptrHost.data(), indptr.data_ptr<int32_t>(), (batch + 1) * sizeof(int32_t), cudaMemcpyDeviceToHost, stream);
+  cudaStreamSynchronize(stream); // sync: c36
+  return indptrHost.back();
+}
+
+torch::Tensor c37_wait_after_reduce_by_key(int64_t n, cudaStream_t stream) {
+  torch::Tensor labels = torch::randint(0, 8, {n}, torch::device(torch::kCUDA).dtype(torch::kLong));
+  torch::Tensor counts = torch::bincount(labels, {}, 8);
+  cudaStreamSynchronize(stream); // sync: c37
+  return counts;
+}
+
+torch::Tensor c38_wait_after_allocation(int64_t n, cudaStream_t stream) {
+  torch::Tensor kernelMap = torch::empty({2, n}, torch::device(torch::kCUDA).dtype(torch::kInt));
+  cudaStreamSynchronize(stream); // sync: c38
+  return kernelMap.fill_(-1);
+}
+
+torch::Tensor c39_repeat_total_from_cumsum(const torch::Tensor &values) {
+  torch::Tensor repeats = torch::randint(0, 4, {values.size(0)}, torch::device(torch::kCUDA).dtype(torch::kLong));
+  torch::Tensor cumsum = repeats.cumsum(0);
+  int64_t total = cumsum[-1].item<int64_t>(); // sync: c39
+  return torch::empty({total}, repeats.options());
+}
+
+torch::Tensor c40_segment_count_sizes_buffer(int64_t numel) {
+  torch::Tensor sortedIndices = std::get<0>(torch::randint(0, 100, {numel}, torch::device(torch::kCUDA).dtype(torch::kLong)).sort());
+  torch::Tensor segmentStart = torch::ones({numel}, sortedIndices.options());
+  segmentStart.slice(0, 1).copy_(sortedIndices.slice(0, 1).ne(sortedIndices.slice(0, 0, -1)));
+  int64_t numSegments = segmentStart.sum().item<int64_t>(); // sync: c40
+  return torch::empty({numSegments}, sortedIndices.options());
+}
