@@ -10,6 +10,7 @@
 #include <thrust/functional.h>
 #include <thrust/logical.h>
 #include <thrust/reduce.h>
+#include <thrust/remove.h>
 
 #include <cstdint>
 
@@ -38,4 +39,15 @@ torch::Tensor c09_all_found_by_thrust_all_of(int64_t n) {
   if (!allExist)
     throw std::out_of_range("Some ids not found.");
   return found;
+}
+
+torch::Tensor c44_count_from_thrust_remove_copy_if(int64_t n) {
+  auto opts = torch::device(torch::kCUDA).dtype(torch::kLong);
+  torch::Tensor srcIds = torch::randint(0, 1000, {n}, opts);
+  torch::Tensor isDst = torch::rand({n}, torch::device(torch::kCUDA)).gt(0.5);
+  torch::Tensor onlySrc = torch::empty({n}, opts);
+  auto policy = thrust::cuda::par.on(c10::cuda::getCurrentCUDAStream());
+  const int64_t *src = srcIds.data_ptr<int64_t>();
+  int64_t *end = thrust::remove_copy_if(policy, src, src + n, isDst.data_ptr<bool>(), onlySrc.data_ptr<int64_t>(), IsTrueCorpus()); // sync: c44
+  return onlySrc.slice(0, 0, end - onlySrc.data_ptr<int64_t>());
 }
