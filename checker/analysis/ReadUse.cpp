@@ -133,11 +133,13 @@ bool isValueRead(const CallSync &Sync) {
                        Sync.Fact->Function == "::at::_local_scalar_dense");
 }
 
-/// Whether \p Sync copies a tensor to the host ('cpu()', 'to(kCPU)').
+/// Whether \p Sync copies a tensor to the host and returns the copy ('cpu()',
+/// 'to(kCPU)'; not 'copy_', whose copy is its receiver).
 bool isCopyToHost(const CallSync &Sync) {
   return Sync.Fact && Sync.Category == SyncCategory::DeviceToHost &&
          (Sync.Fact->Method == "cpu" ||
-          Sync.Direction == CopyDirection::DeviceToHost);
+          (Sync.Fact->Method == "to" &&
+           Sync.Direction == CopyDirection::DeviceToHost));
 }
 
 //===-- The values read --------------------------------------------------===//
