@@ -806,15 +806,17 @@ std::optional<ValueUse> valueUse(const CallExpr &Call, const CallSync &Sync,
   if (Source || !Reads.empty()) {
     if (Source && isMadeFromHostValues(Source, *Body, Context, 0))
       return ValueUse::HostValue;
-    if (Source && isCount(Source))
-      return ValueUse::Count;
     Sink Found = Sink::None;
     for (const Expr *Read : Reads)
       Found = std::max(Found, sinkOf(*Read, *Body, Context, 0));
-    if (Found == Sink::Size)
-      return ValueUse::Size;
+    // Added up over a loop's iterations: one reduction on the device serves
+    // them all, a count or not.
     if (Found == Sink::Accumulate && runsOnEveryLoopIteration(Call, Context))
       return ValueUse::Accumulated;
+    if (Source && isCount(Source))
+      return ValueUse::Count;
+    if (Found == Sink::Size)
+      return ValueUse::Size;
     return std::nullopt;
   }
   if (isUpload(Call, Sync)) {

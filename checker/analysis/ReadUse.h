@@ -35,6 +35,8 @@ namespace tidy::torch_sync {
 ///                   function made from host values ('torch::tensor(v)',
 ///                   'from_blob', 'full') and moved to the device, and did not
 ///                   change since;
+///   Accumulated     the value read, on every iteration of a loop, is added
+///                   up on the host ('total += v', 'flags |= v');
 ///   Count           the value read is a 'sum' of a mask or a
 ///                   'count_nonzero', or the call is a 'nonzero' whose result
 ///                   serves only for its size;
@@ -46,8 +48,6 @@ namespace tidy::torch_sync {
 ///                   'reserve', a 'std::vector', an allocation ('malloc',
 ///                   'cudaMalloc', 'new[]') or a copy, bounds a slice,
 ///                   'narrow' or a loop, or configures a kernel launch;
-///   Accumulated     the value read, on every iteration of a loop, is added
-///                   up on the host ('total += v', 'flags |= v');
 ///   RepeatedUpload  the call uploads ('torch::tensor', a copy to the device,
 ///                   a host-to-device 'cudaMemcpy') on every iteration of a
 ///                   loop, or beside another upload in the statements of its
