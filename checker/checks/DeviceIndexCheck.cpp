@@ -57,10 +57,15 @@ void DeviceIndexCheck::checkShapeRead(const CXXMemberCallExpr &Read,
   if (!Fact)
     return;
   // A value that sizes an output is better passed in than read (the fix
-  // real projects made: docs/real-projects.md).
-  Advice Alternative = Advice::of(*Fact);
-  if (*Use == ShapeUse::Size && !Fact->SizeAlternative.empty())
-    Alternative.Default = Fact->SizeAlternative;
+  // real projects made: docs/advice.md); a slice bound is a size too
+  // (ReadUse.h).
+  CallSync Sync;
+  Sync.Category = SyncCategory::DeviceIndex;
+  Sync.Fact = Fact;
+  Sync.Name = "item";
+  Advice Alternative = adviceFor(Read, Sync, Context);
+  if (*Use == ShapeUse::Size && Alternative.Default == Fact->Alternative)
+    Alternative = Advice(useAlternative(ValueUse::Size));
   reportSync(Read, "item", Fact->Effect, Alternative, Context);
 }
 

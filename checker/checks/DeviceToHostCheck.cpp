@@ -96,8 +96,9 @@ void DeviceToHostCheck::reportCallSync(const CallExpr &Call,
   std::optional<AlternativeRewrite> Rewrite;
   if (Member && Sync.Direction == CopyDirection::HostToDevice)
     Rewrite = nonBlockingUploadRewrite(*Member, *Result.Context);
-  reportSync(Call, Sync.Name, transferEffect(Sync), Advice::of(*Sync.Fact),
-             *Result.Context, Fix, HostWait::CurrentStream, Rewrite);
+  reportSync(Call, Sync.Name, transferEffect(Sync),
+             adviceFor(Call, Sync, *Result.Context), *Result.Context, Fix,
+             HostWait::CurrentStream, Rewrite);
 }
 
 } // namespace clang::tidy::torch_sync

@@ -31,8 +31,9 @@ void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
 void ExplicitSyncCheck::reportCallSync(const CallExpr &Call,
                                        const CallSync &Sync,
                                        const MatchFinder::MatchResult &Result) {
-  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
-             *Result.Context, std::nullopt, HostWait::StatedInEffect);
+  reportSync(Call, Sync.Name, Sync.Fact->Effect,
+             adviceFor(Call, Sync, *Result.Context), *Result.Context,
+             std::nullopt, HostWait::StatedInEffect);
 }
 
 } // namespace clang::tidy::torch_sync

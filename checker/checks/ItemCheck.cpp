@@ -83,7 +83,7 @@ void ItemCheck::reportCallSync(const CallExpr &Call, const CallSync &Sync,
     Rewrite = assertAsyncRewrite(Call, Context);
   else if (const FunctionDecl *Callee = Call.getDirectCallee())
     Rewrite = linalgInvExRewrite(Call, *Callee, Context);
-  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
+  reportSync(Call, Sync.Name, Sync.Fact->Effect, adviceFor(Call, Sync, Context),
              Context, std::nullopt, HostWait::CurrentStream, Rewrite);
 }
 

@@ -448,8 +448,17 @@ void SyncCheckBase::checkSync(const MatchFinder::MatchResult &Result) {
 
 void SyncCheckBase::reportCallSync(const CallExpr &Call, const CallSync &Sync,
                                    const MatchFinder::MatchResult &Result) {
-  reportSync(Call, Sync.Name, Sync.Fact->Effect, Advice::of(*Sync.Fact),
-             *Result.Context);
+  reportSync(Call, Sync.Name, Sync.Fact->Effect,
+             adviceFor(Call, Sync, *Result.Context), *Result.Context);
+}
+
+SyncCheckBase::Advice SyncCheckBase::adviceFor(const CallExpr &Call,
+                                               const CallSync &Sync,
+                                               ASTContext &Context) {
+  if (std::optional<ValueUse> Use =
+          valueUse(Call, Sync, devices(Context), Context, callRules()))
+    return Advice(useAlternative(*Use));
+  return Advice::of(*Sync.Fact);
 }
 
 void SyncCheckBase::check(const MatchFinder::MatchResult &Result) {

@@ -22,6 +22,7 @@
 
 #include "analysis/CallSync.h"
 #include "analysis/DeviceValueFlow.h"
+#include "analysis/ReadUse.h"
 #include "analysis/RunCondition.h"
 #include "analysis/UnitTestCode.h"
 #include "analysis/device/DeviceInference.h"
@@ -162,9 +163,10 @@ protected:
     StatedInEffect,
   };
 
-  /// The sync-free alternatives a message chooses from by the shape of the
-  /// use: InLoop (one bulk copy instead of one per iteration) where the call
-  /// runs on every iteration of a loop and InLoop is set, else Default.
+  /// The sync-free alternatives a message chooses from: InLoop (one bulk copy
+  /// instead of one per iteration) where the call runs on every iteration of
+  /// a loop and InLoop is set, else Default (adviceFor() picks them by the
+  /// shape of the use).
   struct Advice {
     Advice(StringRef Default, StringRef InLoop = "")
         : Default(Default), InLoop(InLoop) {}
@@ -177,6 +179,13 @@ protected:
     StringRef Default;
     StringRef InLoop;
   };
+
+  /// The alternatives for \p Sync at \p Call: the alternative of the use
+  /// (ReadUse.h; sync-facts.yaml 'advice_by_use') where the code uses what the
+  /// call reads, uploads or waits for in one of those shapes, loop or not;
+  /// else the fact's (Advice::of).
+  Advice adviceFor(const CallExpr &Call, const CallSync &Sync,
+                   ASTContext &Context);
 
   /// Emits "'<Callee>' <Effect>[ and waits for the current stream | and
   /// waits for all work on the device]" at the call, with \p Fix when given

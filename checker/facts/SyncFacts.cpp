@@ -15,6 +15,12 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 
+/// The advice of one use (sync-facts.yaml 'advice_by_use').
+struct UseAdvice {
+  ValueUse Use;
+  llvm::StringRef Alternative;
+};
+
 // The generated initialisers name each field (designated initialisers, in
 // the order of SyncFacts.h): one out of order or missing is an error here.
 #pragma clang diagnostic push
@@ -109,6 +115,13 @@ std::string parameterKind(QualType Type) {
 llvm::ArrayRef<SyncFact> syncFacts() { return GeneratedFacts; }
 
 llvm::ArrayRef<MeasuredSync> measuredSyncs() { return GeneratedMeasuredSyncs; }
+
+llvm::StringRef useAlternative(ValueUse Use) {
+  for (const UseAdvice &Advice : GeneratedUseAdvice)
+    if (Advice.Use == Use)
+      return Advice.Alternative;
+  return "";
+}
 
 llvm::ArrayRef<llvm::StringRef> apiList(ApiList List) {
   return generatedApiList(List);

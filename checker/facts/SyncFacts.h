@@ -76,9 +76,6 @@ struct SyncFact {
   /// Whether a null pointer argument makes the call a no-op that does not
   /// wait ('cudaFree(nullptr)').
   bool NullPointerIsNoOp = false;
-  /// The alternative where the value read sizes an output (pass the size
-  /// in), or empty: Alternative then serves.
-  llvm::StringRef SizeAlternative = "";
   /// The alternative where the call runs on every iteration of a loop (one
   /// bulk copy before the loop), or empty: Alternative then serves.
   llvm::StringRef LoopAlternative = "";
@@ -119,6 +116,24 @@ struct MeasuredSync {
   /// the current stream's; generate_facts.py reads it from Mechanism.
   bool DeviceWide;
 };
+
+/// How the code uses what a sync reads from the device or uploads to it, where
+/// the use picks the advice (sync-facts.yaml 'advice_by_use', which names
+/// these enumerators; analysis/ReadUse.h tells the use).
+enum class ValueUse {
+  Unused,         ///< nothing reads what the copy to the host made
+  HostValue,      ///< the tensor read was made here from values the host holds
+  Count,          ///< the value read counts a mask's true elements
+  Size,           ///< the value read sizes an allocation, a tensor or a loop
+  Accumulated,    ///< the value read is added up on the host, per iteration
+  RepeatedUpload, ///< one of several small uploads, or one per iteration
+  StagingWait,    ///< a wait that guards an asynchronous upload's host buffer
+  ResultWait,     ///< a wait for an asynchronous copy to the host
+};
+
+/// The sync-free alternative for \p Use (sync-facts.yaml 'advice_by_use'),
+/// phrased to follow "consider ".
+llvm::StringRef useAlternative(ValueUse Use);
 
 /// The API name lists of sync-facts.yaml (api_lists).
 enum class ApiList {

@@ -6,6 +6,9 @@
   SyncCategories.inc     TORCH_SYNC_CATEGORY(Enumerator, name, what) lines
   the resolve test       a C++ file that names every qualified name of the facts (test/checks/facts-resolve.test)
 
+The advice by use (advice_by_use) becomes UseAdvice initialisers naming the ValueUse enumerators of SyncFacts.h;
+check_value_uses() stops the generator when the table and the enumeration name different uses.
+
 SYNC_FACT_FIELDS and MEASURED_SYNC_FIELDS are the one list of the structs' fields: each initialiser names every
 field, in the order of checker/facts/SyncFacts.h, and check_struct_fields() stops the generator when the header
 declares other fields or another order.
@@ -48,7 +51,6 @@ SYNC_FACT_FIELDS = (
     ("Versions", lambda fact: c_str(", ".join(fact.get("versions", HEADER_VERSIONS)))),
     ("Measured", lambda fact: c_str(fact.get("measured", ""))),
     ("NullPointerIsNoOp", lambda fact: c_bool(fact.get("null_pointer_is_no_op"))),
-    ("SizeAlternative", lambda fact: c_str(fact.get("alternative_for_size", ""))),
     ("LoopAlternative", lambda fact: c_str(fact.get("alternative_in_loop", ""))),
     ("Thrust", lambda fact: f"ThrustKind::{THRUST_KINDS.get(fact.get('thrust'), 'None')}"),
     ("AsyncCopy", lambda fact: c_bool(fact.get("async_copy"))),
@@ -94,6 +96,22 @@ def check_struct_fields(header_path=SYNC_FACTS_H):
                              f"writes {written}; make them the same list, in the same order")
 
 
+def value_uses(header_text):
+    """The enumerators of 'enum class ValueUse { ... };' in a header, in order."""
+    m = re.search(r"^enum class ValueUse {\n(.*?)^};", header_text, re.M | re.S)
+    return re.findall(r"^\s*(\w+),", m.group(1), re.M) if m else None
+
+
+def check_value_uses(table, header_path=SYNC_FACTS_H):
+    """TableError unless advice_by_use names each ValueUse enumerator of the header once."""
+    with open(header_path) as f:
+        declared = value_uses(f.read())
+    written = [u["enumerator"] for u in table["advice_by_use"]]
+    if declared is None or sorted(declared) != sorted(written):
+        raise TableError(f"{header_path}: enum ValueUse declares {declared}, but advice_by_use names {written}; "
+                         f"make them the same set")
+
+
 def camel(key):
     return "".join(p.capitalize() for p in key.split("_"))
 
@@ -107,6 +125,9 @@ def write_inc(table, rows, out):
     lines += ["};", "", "static const MeasuredSync GeneratedMeasuredSyncs[] = {"]
     for r in rows:
         lines.append(f"    {initialiser(MEASURED_SYNC_FIELDS, r)},")
+    lines += ["};", "", "static const UseAdvice GeneratedUseAdvice[] = {"]
+    for u in table["advice_by_use"]:
+        lines.append(f"    {{ValueUse::{u['enumerator']}, {c_str(u['alternative'])}}},")
     lines += ["};", ""]
     for key, spec in table.get("api_lists", {}).items():
         lines.append(f"// {key}: {spec['source']}")

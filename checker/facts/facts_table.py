@@ -12,7 +12,8 @@ CATEGORIES = {}
 HEADER_VERSIONS = ["1.13", "2.11"]
 FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "source", "tensor_value_parameter",
                "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
-               "alternative_for_size", "alternative_in_loop", "thrust", "async_copy"}
+               "alternative_in_loop", "thrust", "async_copy"}
+USE_FIELDS = {"use", "enumerator", "what", "alternative"}
 THRUST_KINDS = {"returns-to-host": "ReturnsToHost", "launches": "Launches", "searches": "Searches"}
 # The condition of a census 'depends' row that synchronized on its non-empty inputs only.
 NONEMPTY = "non-empty inputs:"
@@ -38,6 +39,14 @@ def load(yaml_path, aten_path, frontend_path):
         CATEGORIES[c["name"]] = c["enumerator"]
     if not CATEGORIES:
         raise TableError("no 'categories' in the table")
+    uses = table.get("advice_by_use") or []
+    for u in uses:
+        if not isinstance(u, dict) or set(u) != USE_FIELDS or not all(u.values()):
+            raise TableError(f"advice_by_use: each is {{{', '.join(sorted(USE_FIELDS))}}}: {u}")
+        if not u["alternative"][:1].islower():
+            raise TableError(f"advice_by_use {u['use']}: the alternative follows 'consider ', lower-case")
+    if len({u["enumerator"] for u in uses}) != len(uses):
+        raise TableError("advice_by_use: each enumerator once")
     facts = table["facts"]
     for i, fact in enumerate(facts):
         where = f"fact {i + 1} ({fact.get('method') or fact.get('function')})"

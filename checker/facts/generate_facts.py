@@ -39,7 +39,8 @@ import sys
 import yaml
 
 from census_rows import measured_syncs
-from facts_cpp import check_struct_fields, write_api_enum, write_categories, write_inc, write_resolve_test
+from facts_cpp import (check_struct_fields, check_value_uses, write_api_enum, write_categories, write_inc,
+                       write_resolve_test)
 from facts_docs import check_docs, write_docs
 from facts_table import TableError, load
 
@@ -66,6 +67,7 @@ def main():
         rows = measured_syncs(table, census)
         if args.output:
             check_struct_fields()
+            check_value_uses(table)
     except (TableError, yaml.YAMLError, OSError, KeyError, ValueError) as e:
         print(f"generate_facts: {e}", file=sys.stderr)
         return 1

@@ -55,24 +55,25 @@ at::Tensor inverses(const at::Tensor &a) {
   // CHECK-FIXES: return inv.add(std::get<0>(at::linalg_inv_ex(a)));
 }
 
-// An upload from host memory, non-blocking.
+// Uploads from host memory, non-blocking. Three in a row: the advice is one
+// staging buffer (advice-by-use.cpp).
 at::Tensor uploads() {
   at::Tensor host = at::zeros({4});
   at::Tensor a = host.to(at::kCUDA);
   // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'to' copies a host tensor to the device and waits for the current stream [torch-sync-device-to-host]
-  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider keeping the computation on the device, or a non-blocking copy ('non_blocking=true') from or into pinned memory
+  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider one pinned staging buffer filled on the host and uploaded once with 'non_blocking' (or 'cudaMemcpyAsync'), instead of one blocking upload each
   // CHECK-NOTES: :[[@LINE-3]]:23: note: 'non_blocking' lets the host go on during an upload from pinned memory ('pin_memory()'); the source must not change until the copy has run
   // CHECK-MESSAGES-FIX: :[[@LINE-4]]:23: warning: 'to' copies a host tensor to the device and waits for the current stream
   // CHECK-FIXES: at::Tensor a = host.to(at::kCUDA, /*non_blocking=*/true);
   at::Tensor b = host.cuda();
   // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'cuda' copies a host tensor to the device and waits for the current stream [torch-sync-device-to-host]
-  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider creating the tensor on the device, or 'pin_memory()' with 'to(device, /*non_blocking=*/true)'
+  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider one pinned staging buffer filled on the host and uploaded once with 'non_blocking' (or 'cudaMemcpyAsync'), instead of one blocking upload each
   // CHECK-NOTES: :[[@LINE-3]]:23: note: 'non_blocking' lets the host go on during an upload from pinned memory ('pin_memory()'); the source must not change until the copy has run
   // CHECK-MESSAGES-FIX: :[[@LINE-4]]:23: warning: 'cuda' copies a host tensor to the device and waits for the current stream
   // CHECK-FIXES: at::Tensor b = host.to(at::kCUDA, /*non_blocking=*/true);
   at::Tensor c = host.to(at::kCUDA, at::kHalf);
   // CHECK-NOTES: :[[@LINE-1]]:23: warning: 'to' copies a host tensor to the device and waits for the current stream [torch-sync-device-to-host]
-  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider keeping the computation on the device, or a non-blocking copy ('non_blocking=true') from or into pinned memory
+  // CHECK-NOTES: :[[@LINE-2]]:23: note: consider one pinned staging buffer filled on the host and uploaded once with 'non_blocking' (or 'cudaMemcpyAsync'), instead of one blocking upload each
   // CHECK-NOTES: :[[@LINE-3]]:23: note: 'non_blocking' lets the host go on during an upload from pinned memory ('pin_memory()'); the source must not change until the copy has run
   // CHECK-MESSAGES-FIX: :[[@LINE-4]]:23: warning: 'to' copies a host tensor to the device and waits for the current stream
   // CHECK-FIXES: at::Tensor c = host.to(at::kCUDA, at::kHalf, /*non_blocking=*/true);

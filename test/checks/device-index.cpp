@@ -38,12 +38,12 @@ at::Tensor positiveNarrowAndSubscript(const at::Tensor &t, const at::Tensor &sta
 at::Tensor positiveShapeReads(const at::Tensor &t, const at::Tensor &lengths) {
   auto a = t.index({Slice(0, lengths.max().item<int64_t>())});
   // CHECK-MESSAGES: :[[@LINE-1]]:44: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream [torch-sync-device-index]
-  // CHECK-MESSAGES: :[[@LINE-2]]:44: note: consider keeping the index on the device ('index_select', 'gather', a 1-element long tensor as index) or keeping offsets on the host
+  // CHECK-MESSAGES: :[[@LINE-2]]:44: note: consider passing the size in where the caller knows it (an 'output_size' argument, a size saved in the forward pass, a known bound) or writing into a preallocated 'out' tensor, or keeping sizes on the host
   // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:44: warning: 'item' reads a value from the device that sizes
   // CHECK-MESSAGES-ITEM: :[[@LINE-4]]:44: warning: 'item' copies a tensor element to the host
   int64_t n = lengths.sum().item<int64_t>();
   // CHECK-MESSAGES: :[[@LINE-1]]:29: warning: 'item' reads a value from the device that sizes, slices or indexes a tensor (a dynamic shape) and waits for the current stream [torch-sync-device-index]
-  // CHECK-MESSAGES: :[[@LINE-2]]:29: note: consider passing the size in where the caller knows it (an 'output_size' argument, a size saved in the forward pass, a known bound) or keeping sizes on the host
+  // CHECK-MESSAGES: :[[@LINE-2]]:29: note: consider passing the size in where the caller knows it (an 'output_size' argument, a size saved in the forward pass, a known bound) or writing into a preallocated 'out' tensor, or keeping sizes on the host
   // CHECK-MESSAGES-BOTH: :[[@LINE-3]]:29: warning: 'item' reads a value from the device that sizes
   // CHECK-MESSAGES-ITEM: :[[@LINE-4]]:29: warning: 'item' copies a tensor element to the host
   auto b = at::zeros({n, 4}, t.options());
