@@ -83,10 +83,10 @@ void gatherOnStream(const Buffer &map, const Buffer &in, const Buffer &out) {
 void rule_remove_copy_if(const Buffer &edges, const Buffer &out) {
   auto p = devicePointer(edges);
   auto q = devicePointer(out);
-  hostSink =
-      thrust::remove_copy_if(thrust::cuda::par_nosync.on(currentStream()), p,
-                             p + edges.numel(), q, IsSelfLoop()) -
-      q;
+  // Each call on the first line of its statement, the line the debugger gives.
+  auto policy = thrust::cuda::par_nosync.on(currentStream());
+  auto last = p + edges.numel();
+  hostSink = thrust::remove_copy_if(policy, p, last, q, IsSelfLoop()) - q;
 }
 void rule_lower_bound(const Buffer &sorted) {
   auto s = devicePointer(sorted);
@@ -96,8 +96,8 @@ void rule_lower_bound(const Buffer &sorted) {
 }
 void rule_partition(const Buffer &edges) {
   auto p = devicePointer(edges);
-  hostSink =
-      thrust::partition(thrust::device, p, p + edges.numel(), IsSelfLoop()) - p;
+  auto last = p + edges.numel();
+  hostSink = thrust::partition(thrust::device, p, last, IsSelfLoop()) - p;
 }
 void rule_set_union(const Buffer &sorted, const Buffer &out) {
   auto s = devicePointer(sorted);

@@ -367,6 +367,10 @@ def split_flags(flags, root):
             continue
         if x.startswith(("-D", "-U")) and len(x) > 2:
             macros.append(x)
+        elif x.startswith("-ferror-limit="):
+            # How many errors clang reports changes nothing a header declares: the batch tools
+            # lift the limit, and the header stays shared with runs that do not.
+            pass
         elif x.startswith(("-I", "-iquote")) and root and below(x[2:] if x.startswith("-I") else x[7:], root) \
                 and not any(os.path.isdir(os.path.join(x[2:] if x.startswith("-I") else x[7:], d))
                             for d in LIBTORCH_FOLDERS):

@@ -171,7 +171,8 @@ std::vector<ThrustCase> thrustCases() {
       [=] { *sink += thrust::equal_range(thrust::device, s(), s() + N, 7).first - s(); });
   add("thrust::lower_bound", "thrust::device, sorted device_ptr<int> range of 1 Mi ints, a value",
       [=] { *sink += thrust::lower_bound(thrust::device, s(), s() + N, 7) - s(); });
-  add("thrust::lower_bound", "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, a value",
+  add("thrust::lower_bound",
+      "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, a value",
       [=] { *sink += thrust::lower_bound(thrust::cuda::par_nosync.on(stream()), s(), s() + N, 7) - s(); });
   add("thrust::upper_bound", "thrust::device, sorted device_ptr<int> range of 1 Mi ints, a value",
       [=] { *sink += thrust::upper_bound(thrust::device, s(), s() + N, 7) - s(); });
@@ -181,101 +182,193 @@ std::vector<ThrustCase> thrustCases() {
       [=] { *sink += thrust::remove(thrust::device, q(), q() + N, 1) - q(); });
   add("thrust::remove_copy", "thrust::device, device_ptr<int> range of 1 Mi ints into another, value 1",
       [=] { *sink += thrust::remove_copy(thrust::device, p(), p() + N, q(), 1) - q(); });
-  add("thrust::remove_copy_if", "thrust::device, device_ptr<int> range of 1 Mi ints into another, a predicate",
+  add("thrust::remove_copy_if",
+      "thrust::device, device_ptr<int> range of 1 Mi ints into another, a predicate",
       [=] { *sink += thrust::remove_copy_if(thrust::device, p(), p() + N, q(), IsOdd()) - q(); });
-  add("thrust::remove_copy_if", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another, a predicate",
-      [=] { *sink += thrust::remove_copy_if(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), IsOdd()) - q(); });
-  add("thrust::remove_copy_if", "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints into another, a predicate",
-      [=] { *sink += thrust::remove_copy_if(thrust::cuda::par.on(stream()), p(), p() + N, q(), IsOdd()) - q(); });
+  add("thrust::remove_copy_if",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another, a "
+      "predicate",
+      [=] {
+        *sink +=
+            thrust::remove_copy_if(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), IsOdd()) - q();
+      });
+  add("thrust::remove_copy_if",
+      "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints into another, a predicate",
+      [=] {
+        *sink += thrust::remove_copy_if(thrust::cuda::par.on(stream()), p(), p() + N, q(), IsOdd()) - q();
+      });
   add("thrust::unique_copy", "thrust::device, device_ptr<int> range of 1 Mi ints into another",
       [=] { *sink += thrust::unique_copy(thrust::device, p(), p() + N, q()) - q(); });
   add("thrust::unique_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values",
       [=] { *sink += thrust::unique_by_key(thrust::device, q(), q() + N, r()).first - q(); });
-  add("thrust::unique_by_key_copy", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into two others",
+  add("thrust::unique_by_key_copy",
+      "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into two others",
       [=] { *sink += thrust::unique_by_key_copy(thrust::device, p(), p() + N, p(), q(), r()).first - q(); });
-  add("thrust::reduce_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into two others",
+  add("thrust::reduce_by_key",
+      "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into two others",
       [=] { *sink += thrust::reduce_by_key(thrust::device, p(), p() + N, p(), q(), r()).first - q(); });
-  add("thrust::reduce_by_key", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of values into two others",
-      [=] { *sink += thrust::reduce_by_key(thrust::cuda::par_nosync.on(stream()), p(), p() + N, p(), q(), r()).first - q(); });
+  add("thrust::reduce_by_key",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of "
+      "values into two others",
+      [=] {
+        *sink +=
+            thrust::reduce_by_key(thrust::cuda::par_nosync.on(stream()), p(), p() + N, p(), q(), r()).first -
+            q();
+      });
   add("thrust::partition", "thrust::device, device_ptr<int> range of 1 Mi ints, a predicate",
       [=] { *sink += thrust::partition(thrust::device, q(), q() + N, IsOdd()) - q(); });
-  add("thrust::partition", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints, a predicate",
-      [=] { *sink += thrust::partition(thrust::cuda::par_nosync.on(stream()), q(), q() + N, IsOdd()) - q(); });
+  add("thrust::partition",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints, a predicate", [=] {
+        *sink += thrust::partition(thrust::cuda::par_nosync.on(stream()), q(), q() + N, IsOdd()) - q();
+      });
   add("thrust::stable_partition", "thrust::device, device_ptr<int> range of 1 Mi ints, a predicate",
       [=] { *sink += thrust::stable_partition(thrust::device, q(), q() + N, IsOdd()) - q(); });
-  add("thrust::partition_copy", "thrust::device, device_ptr<int> range of 1 Mi ints into two others, a predicate",
+  add("thrust::partition_copy",
+      "thrust::device, device_ptr<int> range of 1 Mi ints into two others, a predicate",
       [=] { *sink += thrust::partition_copy(thrust::device, p(), p() + N, q(), r(), IsOdd()).first - q(); });
-  add("thrust::stable_partition_copy", "thrust::device, device_ptr<int> range of 1 Mi ints into two others, a predicate",
-      [=] { *sink += thrust::stable_partition_copy(thrust::device, p(), p() + N, q(), r(), IsOdd()).first - q(); });
+  add("thrust::stable_partition_copy",
+      "thrust::device, device_ptr<int> range of 1 Mi ints into two others, a predicate", [=] {
+        *sink += thrust::stable_partition_copy(thrust::device, p(), p() + N, q(), r(), IsOdd()).first - q();
+      });
   add("thrust::set_union", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another",
       [=] { *sink += thrust::set_union(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q(); });
-  add("thrust::set_union", "thrust::cuda::par_nosync.on(current stream), two sorted device_ptr<int> ranges of 1 Mi ints into another",
-      [=] { *sink += thrust::set_union(thrust::cuda::par_nosync.on(stream()), s(), s() + N / 2, s(), s() + N / 2, q()) - q(); });
-  add("thrust::set_intersection", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another",
-      [=] { *sink += thrust::set_intersection(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q(); });
+  add("thrust::set_union",
+      "thrust::cuda::par_nosync.on(current stream), two sorted device_ptr<int> ranges of 1 Mi ints into "
+      "another",
+      [=] {
+        *sink += thrust::set_union(thrust::cuda::par_nosync.on(stream()), s(), s() + N / 2, s(), s() + N / 2,
+                                   q()) -
+                 q();
+      });
+  add("thrust::set_intersection",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another", [=] {
+        *sink += thrust::set_intersection(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q();
+      });
   add("thrust::set_difference", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another",
-      [=] { *sink += thrust::set_difference(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q(); });
-  add("thrust::set_symmetric_difference", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another",
-      [=] { *sink += thrust::set_symmetric_difference(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q(); });
-  add("thrust::set_union_by_key", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
-      [=] { *sink += thrust::set_union_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), p(), q(), r()).first - q(); });
-  add("thrust::set_intersection_by_key", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
-      [=] { *sink += thrust::set_intersection_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), q(), r()).first - q(); });
-  add("thrust::set_difference_by_key", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
-      [=] { *sink += thrust::set_difference_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), p(), q(), r()).first - q(); });
-  add("thrust::set_symmetric_difference_by_key", "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
-      [=] { *sink += thrust::set_symmetric_difference_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), p(), q(), r()).first - q(); });
+      [=] {
+        *sink += thrust::set_difference(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q();
+      });
+  add("thrust::set_symmetric_difference",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints into another", [=] {
+        *sink +=
+            thrust::set_symmetric_difference(thrust::device, s(), s() + N / 2, s(), s() + N / 2, q()) - q();
+      });
+  add("thrust::set_union_by_key",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
+      [=] {
+        *sink +=
+            thrust::set_union_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), p(), q(), r())
+                .first -
+            q();
+      });
+  add("thrust::set_intersection_by_key",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
+      [=] {
+        *sink +=
+            thrust::set_intersection_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), q(), r())
+                .first -
+            q();
+      });
+  add("thrust::set_difference_by_key",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
+      [=] {
+        *sink += thrust::set_difference_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4, p(), p(),
+                                               q(), r())
+                     .first -
+                 q();
+      });
+  add("thrust::set_symmetric_difference_by_key",
+      "thrust::device, two sorted device_ptr<int> ranges of 1 Mi ints of keys with values into two others",
+      [=] {
+        *sink += thrust::set_symmetric_difference_by_key(thrust::device, s(), s() + N / 4, s(), s() + N / 4,
+                                                         p(), p(), q(), r())
+                     .first -
+                 q();
+      });
   add("thrust::sort_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values",
       [=] { thrust::sort_by_key(thrust::device, q(), q() + N, r()); });
-  add("thrust::sort_by_key", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of values",
+  add("thrust::sort_by_key",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of "
+      "values",
       [=] { thrust::sort_by_key(thrust::cuda::par_nosync.on(stream()), q(), q() + N, r()); });
-  add("thrust::sort_by_key", "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of values",
+  add("thrust::sort_by_key",
+      "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints of keys and one of values",
       [=] { thrust::sort_by_key(thrust::cuda::par.on(stream()), q(), q() + N, r()); });
   add("thrust::stable_sort", "thrust::device, device_ptr<int> range of 1 Mi ints",
       [=] { thrust::stable_sort(thrust::device, q(), q() + N); });
-  add("thrust::stable_sort", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints",
+  add("thrust::stable_sort",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints",
       [=] { thrust::stable_sort(thrust::cuda::par_nosync.on(stream()), q(), q() + N); });
-  add("thrust::stable_sort_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values",
+  add("thrust::stable_sort_by_key",
+      "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values",
       [=] { thrust::stable_sort_by_key(thrust::device, q(), q() + N, r()); });
   add("thrust::for_each", "thrust::device, device_ptr<int> range of 1 Mi ints, a functor",
       [=] { thrust::for_each(thrust::device, q(), q() + N, Touch()); });
-  add("thrust::for_each", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints, a functor",
+  add("thrust::for_each",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints, a functor",
       [=] { thrust::for_each(thrust::cuda::par_nosync.on(stream()), q(), q() + N, Touch()); });
-  add("thrust::for_each", "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints, a functor",
+  add("thrust::for_each",
+      "thrust::cuda::par.on(current stream), device_ptr<int> range of 1 Mi ints, a functor",
       [=] { thrust::for_each(thrust::cuda::par.on(stream()), q(), q() + N, Touch()); });
   add("thrust::gather", "thrust::device, device_ptr<int> range of 1 Mi ints of indices into another",
       [=] { thrust::gather(thrust::device, s(), s() + N, p(), q()); });
-  add("thrust::gather", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of indices into another",
+  add("thrust::gather",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints of indices into "
+      "another",
       [=] { thrust::gather(thrust::cuda::par_nosync.on(stream()), s(), s() + N, p(), q()); });
-  add("thrust::scatter", "thrust::device, device_ptr<int> range of 1 Mi ints through device_ptr<int> map of 1 Mi ints into another",
+  add("thrust::scatter",
+      "thrust::device, device_ptr<int> range of 1 Mi ints through device_ptr<int> map of 1 Mi ints into "
+      "another",
       [=] { thrust::scatter(thrust::device, p(), p() + N, s(), q()); });
-  add("thrust::scatter", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints through device_ptr<int> map of 1 Mi ints into another",
+  add("thrust::scatter",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints through "
+      "device_ptr<int> map of 1 Mi ints into another",
       [=] { thrust::scatter(thrust::cuda::par_nosync.on(stream()), p(), p() + N, s(), q()); });
   add("thrust::adjacent_difference", "thrust::device, device_ptr<int> range of 1 Mi ints into another",
       [=] { thrust::adjacent_difference(thrust::device, p(), p() + N, q()); });
-  add("thrust::adjacent_difference", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another",
+  add("thrust::adjacent_difference",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another",
       [=] { thrust::adjacent_difference(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q()); });
-  add("thrust::transform_inclusive_scan", "thrust::device, device_ptr<int> range of 1 Mi ints into another, a unary op",
-      [=] { thrust::transform_inclusive_scan(thrust::device, p(), p() + N, q(), Twice(), thrust::plus<int>()); });
-  add("thrust::transform_inclusive_scan", "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another, a unary op",
-      [=] { thrust::transform_inclusive_scan(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), Twice(), thrust::plus<int>()); });
-  add("thrust::transform_exclusive_scan", "thrust::device, device_ptr<int> range of 1 Mi ints into another, a unary op",
-      [=] { thrust::transform_exclusive_scan(thrust::device, p(), p() + N, q(), Twice(), 0, thrust::plus<int>()); });
-  add("thrust::inclusive_scan_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into another",
+  add("thrust::transform_inclusive_scan",
+      "thrust::device, device_ptr<int> range of 1 Mi ints into another, a unary op", [=] {
+        thrust::transform_inclusive_scan(thrust::device, p(), p() + N, q(), Twice(), thrust::plus<int>());
+      });
+  add("thrust::transform_inclusive_scan",
+      "thrust::cuda::par_nosync.on(current stream), device_ptr<int> range of 1 Mi ints into another, a unary "
+      "op",
+      [=] {
+        thrust::transform_inclusive_scan(thrust::cuda::par_nosync.on(stream()), p(), p() + N, q(), Twice(),
+                                         thrust::plus<int>());
+      });
+  add("thrust::transform_exclusive_scan",
+      "thrust::device, device_ptr<int> range of 1 Mi ints into another, a unary op", [=] {
+        thrust::transform_exclusive_scan(thrust::device, p(), p() + N, q(), Twice(), 0, thrust::plus<int>());
+      });
+  add("thrust::inclusive_scan_by_key",
+      "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into another",
       [=] { thrust::inclusive_scan_by_key(thrust::device, p(), p() + N, p(), q()); });
-  add("thrust::exclusive_scan_by_key", "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into another",
+  add("thrust::exclusive_scan_by_key",
+      "thrust::device, device_ptr<int> range of 1 Mi ints of keys and one of values into another",
       [=] { thrust::exclusive_scan_by_key(thrust::device, p(), p() + N, p(), q()); });
   add("thrust::replace_if", "thrust::device, device_ptr<int> range of 1 Mi ints, a predicate",
       [=] { thrust::replace_if(thrust::device, q(), q() + N, IsOdd(), 0); });
   add("thrust::tabulate", "thrust::device, device_ptr<int> range of 1 Mi ints, a unary op",
       [=] { thrust::tabulate(thrust::device, q(), q() + N, Twice()); });
-  add("thrust::lower_bound", "thrust::device, sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi ints into another (vector form)",
+  add("thrust::lower_bound",
+      "thrust::device, sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi "
+      "ints into another (vector form)",
       [=] { thrust::lower_bound(thrust::device, s(), s() + N, p(), p() + N, q()); });
-  add("thrust::lower_bound", "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi ints into another (vector form)",
+  add("thrust::lower_bound",
+      "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, "
+      "device_ptr<int> range of values of 1 Mi ints into another (vector form)",
       [=] { thrust::lower_bound(thrust::cuda::par_nosync.on(stream()), s(), s() + N, p(), p() + N, q()); });
-  add("thrust::binary_search", "thrust::device, sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi ints into another (vector form)",
+  add("thrust::binary_search",
+      "thrust::device, sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi "
+      "ints into another (vector form)",
       [=] { thrust::binary_search(thrust::device, s(), s() + N, p(), p() + N, q()); });
-  add("thrust::binary_search", "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, device_ptr<int> range of values of 1 Mi ints into another (vector form)",
+  add("thrust::binary_search",
+      "thrust::cuda::par_nosync.on(current stream), sorted device_ptr<int> range of 1 Mi ints, "
+      "device_ptr<int> range of values of 1 Mi ints into another (vector form)",
       [=] { thrust::binary_search(thrust::cuda::par_nosync.on(stream()), s(), s() + N, p(), p() + N, q()); });
 
   // Containers.
