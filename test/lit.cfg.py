@@ -8,7 +8,8 @@ import lit.formats
 config.name = "torch-sync"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".cpp", ".cu", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "README.md"]
+# advice-corpus/: the snippets that test/tool/advice-replay.test analyses, not tests of their own.
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "advice-corpus"]
 config.test_source_root = os.path.dirname(__file__)
 
 # The caches of the tools under test (the scan's results, the shared precompiled LibTorch

@@ -222,24 +222,26 @@ void negativeUnknownMemory(float *callerBuffer, const float *device,
   cudaMemcpyAsync(either, device, kBytes, cudaMemcpyDeviceToHost, stream);
 }
 
-// The synchronous copies between host memory and a CUDA array.
+// The synchronous copies between host memory and a CUDA array. Two uploads in
+// one block get the staging-buffer advice, and the last download, whose result
+// nothing reads, the advice to remove it (the advice by use, docs/advice.md).
 
 void positiveArrayCopies(cudaArray_t array, cudaArray_const_t source) {
   std::vector<float> host(kCount);
   cudaMemcpy2DToArray(array, 0, 0, host.data(), 64, 64, 16,
                       cudaMemcpyHostToDevice);
   // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'cudaMemcpy2DToArray' copies synchronously, after the work queued on the default stream [torch-sync-explicit]
-  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: consider 'cudaMemcpy2DToArrayAsync' from pinned host memory, with an event waited on only where the host reuses the buffer
+  // CHECK-MESSAGES: :[[@LINE-3]]:3: note: consider one pinned staging buffer filled on the host and uploaded once with 'non_blocking' (or 'cudaMemcpyAsync'), instead of one blocking upload each
   cudaMemcpy2DFromArray(host.data(), 64, source, 0, 0, 64, 16,
                         cudaMemcpyDeviceToHost);
   // CHECK-MESSAGES: :[[@LINE-2]]:3: warning: 'cudaMemcpy2DFromArray' copies synchronously, after the work queued on the default stream [torch-sync-explicit]
   // CHECK-MESSAGES: :[[@LINE-3]]:3: note: consider 'cudaMemcpy2DFromArrayAsync' into pinned host memory, with an event waited on only where the host reads the data
   cudaMemcpyToArray(array, 0, 0, host.data(), kBytes, cudaMemcpyHostToDevice);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyToArray' copies synchronously
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider 'cudaMemcpy2DToArrayAsync' from pinned host memory
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider one pinned staging buffer filled on the host and uploaded once
   cudaMemcpyFromArray(host.data(), source, 0, 0, kBytes, cudaMemcpyDeviceToHost);
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMemcpyFromArray' copies synchronously
-  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider 'cudaMemcpy2DFromArrayAsync' into pinned host memory
+  // CHECK-MESSAGES: :[[@LINE-2]]:3: note: consider removing the copy, whose result nothing reads
 }
 
 // Their asynchronous twins with pinned memory, and an array to array copy,
