@@ -29,24 +29,9 @@ out=${RV_OUT_DIR:-$here/observations}
 timeout_s=${RV_TIMEOUT:-180}
 host_wait_runs=${RV_HOST_WAIT_RUNS:-1}
 
-skip() {
-  echo "runtime-verify: $*; nothing built or run (this suite needs an NVIDIA GPU)" >&2
-  exit 77
-}
-command -v nvidia-smi >/dev/null 2>&1 || skip "no nvidia-smi on PATH"
-nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi sees no GPU"
-
-python=${PYTHON:-}
-if [[ -z $python ]]; then
-  if [[ -x /opt/torch/.venv/bin/python3 ]]; then python=/opt/torch/.venv/bin/python3; else python=python3; fi
-fi
-"$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
-  skip "$python has no torch that sees a CUDA device"
-prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)') || exit 1
-
-generator=()
-command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-[[ -f $build/CMakeCache.txt ]] && generator=()
+preflight_name=runtime-verify preflight_needs="this suite"
+# shellcheck source=gpu-preflight.sh
+source "$here/gpu-preflight.sh"
 echo "runtime-verify: configuring in $build" >&2
 mkdir -p "$build/logs"
 cmake -S "$here" -B "$build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$build/logs/configure.log" 2>&1 ||

@@ -17,23 +17,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rv=$(dirname "$(dirname "$here")")
 build=${RV_BUILD_DIR:-$rv/build}
 
-skip() {
-  echo "check-crashes: $*; nothing built or run (this test needs an NVIDIA GPU)" >&2
-  exit 77
-}
-command -v nvidia-smi >/dev/null 2>&1 || skip "no nvidia-smi on PATH"
-nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || skip "nvidia-smi sees no GPU"
-python=${PYTHON:-}
-if [[ -z $python ]]; then
-  if [[ -x /opt/torch/.venv/bin/python3 ]]; then python=/opt/torch/.venv/bin/python3; else python=python3; fi
-fi
-"$python" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
-  skip "$python has no torch that sees a CUDA device"
-prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)') || exit 1
-
-generator=()
-command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-[[ -f $build/CMakeCache.txt ]] && generator=()
+preflight_name=check-crashes preflight_needs="this test"
+# shellcheck source=../../gpu-preflight.sh
+source "$rv/gpu-preflight.sh"
 mkdir -p "$build/logs"
 cmake -S "$rv" -B "$build" "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix" >"$build/logs/configure.log" 2>&1 ||
   { cat "$build/logs/configure.log" >&2; echo "check-crashes: configuration failed" >&2; exit 1; }
