@@ -3,6 +3,7 @@
 #include "support/CcclNamespaces.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclBase.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/Basic/SourceManager.h"
 
 namespace clang::tidy::torch_sync {
