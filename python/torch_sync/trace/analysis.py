@@ -16,6 +16,8 @@ from . import attribution, gap_finder
 from .findings_join import findings_at
 from .source_lines import SourceLines
 
+NSYS_READER = "nsys-sqlite"   # TraceData.reader of an Nsight Systems export (nsys_reader)
+
 
 class AnalysisError(Exception):
     """A trace that holds nothing to analyse (no GPU activity, a --window it lacks)."""
@@ -196,6 +198,8 @@ def gap_record(attributed, window_start, source_lines, findings_at_line, calls_s
     """The GapRecord of one attributed gap (the JSON report's "gaps" entries)."""
     gap = attributed.gap
     line = source_lines.line_of(attributed.thread, attributed.top_op)
+    if line is None and attributed.wait is not None:
+        line = source_lines.line_of_call(attributed.wait.call)
     record = GapRecord(
         device=gap.device, stream=gap.stream,
         start_us=round(gap.start, 3), end_us=round(gap.end, 3), offset_us=round(gap.start - window_start, 3),
@@ -209,14 +213,14 @@ def gap_record(attributed, window_start, source_lines, findings_at_line, calls_s
         location=line.location if line else None, function=line.function if line else None,
         line_source=line.source if line else None, source_root=line.source_root if line else None,
         findings=[], previous_activity=gap.before.name, next_activity=gap.after.name)
-    if line and attributed.category == attribution.HOST_WAIT:
+    if line and line.location and attributed.category == attribution.HOST_WAIT:
         record.findings = findings_at_line.rules(line.location, line.source_root)
     return record
 
 
 def notes_of(data, result, unmatched_async, stacks_files, findings):
     """What could not be read or attributed, in words."""
-    notes = []
+    notes = list(data.notes)
     counts = data.counts
     if counts["no_schema_version"]:
         notes.append("the trace has no schemaVersion: read as a Kineto trace of version 1")
@@ -257,15 +261,38 @@ def notes_of(data, result, unmatched_async, stacks_files, findings):
         if lines.dropped_operators:
             notes.append("the stacks files say the recorder dropped %d operators: their lines are unknown"
                          % lines.dropped_operators)
-    if not lines.lines:
+    notes.extend(backtrace_notes(data, lines))
+    if not lines.lines and not lines.from_call_stacks:
         if stacks_files:
             notes.append("source lines unknown: the stacks files matched no operator of this trace; waits are "
                          "attributed to the ATen op chain only")
+        elif data.reader == NSYS_READER:
+            notes.append("source lines unknown: no wait's backtrace gave a line (profile with --cudabacktrace=all "
+                         "and --trace=osrt; the binaries, built with -g, must be on this machine); waits are "
+                         "attributed to the NVTX ranges around them only")
         else:
             notes.append("source lines unknown: C++ Kineto traces carry no stacks (give --stacks FILE from the "
                          "runtime recorder); waits are attributed to the ATen op chain only")
         if findings:
             notes.append("the findings cannot be matched to this trace without source lines")
+    return notes
+
+
+def backtrace_notes(data, lines):
+    """What the backtraces of an Nsight Systems export gave (nothing for a Kineto trace)."""
+    counts = data.counts
+    kept = counts["calls_with_cuda-backtrace"] + counts["calls_with_osrt-backtrace"] + counts["calls_without_backtrace"]
+    if data.reader != NSYS_READER or not kept:
+        return []
+    notes = ["backtraces: %d of the %s that may wait have their own (--cudabacktrace), %d that of an OS runtime "
+             "call inside them (--trace=osrt), %d none"
+             % (counts["calls_with_cuda-backtrace"], count(kept, "CUDA call"), counts["calls_with_osrt-backtrace"],
+                counts["calls_without_backtrace"])]
+    if lines.function_only:
+        problems = lines.symbolizer.problems if lines.symbolizer else {}
+        notes.append("%s a user frame but no line, only its function%s"
+                     % (count(lines.function_only, "waiting call's backtrace has", "waiting calls' backtraces have"),
+                        " (%s)" % "; ".join("%s: %d" % item for item in sorted(problems.items())) if problems else ""))
     return notes
 
 
@@ -288,6 +315,7 @@ def join_findings(analyses, findings):
                     cost[finding]["traces"].append(result.label)
             if not matched:
                 unexplained.append({"trace": result.label, "location": example["location"],
+                                    "function": example["function"],
                                     "call": example["call"]["name"], "op_chain": example["op_chain_text"],
                                     "idle_us": round(entry["idle_us"], 3), "gaps": entry["gaps"]})
     ranked = sorted(cost.items(), key=lambda item: -item[1]["idle_us"])

@@ -17,6 +17,7 @@ import tempfile
 
 from . import analysis, report, svg_timeline, trace_rewrite
 from .findings_join import FindingsError, load_findings
+from .nsys_reader import is_sqlite
 from .source_lines import StacksError, load_stacks
 from .trace_reader import TraceError, read_trace
 
@@ -53,10 +54,12 @@ def rerun_where_ijson_is(argv):
 def parse_args(argv):
     """The options (docs/trace.md describes them)."""
     parser = argparse.ArgumentParser(
-        prog=PROG, description="Attributes the GPU idle gaps of Kineto traces to the host calls that waited "
-                               "and to the user's source lines.",
+        prog=PROG, description="Attributes the GPU idle gaps of Kineto traces (and of Nsight Systems reports "
+                               "exported to SQLite) to the host calls that waited and to the user's source lines.",
         epilog="Exit status: 0 done, 2 unusable input (one error line per problem). Manual: docs/trace.md.")
-    parser.add_argument("traces", nargs="+", metavar="TRACE", help="a Chrome/Kineto trace (.json or .json.gz)")
+    parser.add_argument("traces", nargs="+", metavar="TRACE",
+                        help="a Chrome/Kineto trace (.json or .json.gz), or the SQLite export of an Nsight Systems "
+                             "report (nsys export --type sqlite), recognized by its content")
     parser.add_argument("--threshold-us", type=float, default=5.0, metavar="N",
                         help="smallest gap reported (default 5)")
     parser.add_argument("--window", metavar="NAME", help="measure inside the user_annotation NAME")
@@ -82,6 +85,9 @@ def parse_args(argv):
         parser.error("more --label than traces")
     if args.rewrite and len(args.traces) != 1:
         parser.error("--rewrite takes one trace")
+    if args.rewrite and is_sqlite(args.traces[0]):
+        parser.error("--rewrite copies Kineto JSON traces only; %s is an SQLite file (an Nsight Systems export)"
+                     % args.traces[0])
     if args.threshold_us < 0 or args.tolerance_us < 0 or args.async_margin_us < 0:
         parser.error("thresholds, tolerance and margin must not be negative")
     return args

@@ -122,13 +122,18 @@ def findings_summary(ranked, unexplained, top):
     out.append("waits no finding explains (checker misses):")
     for item in unexplained[:top]:
         out.append("  %9.1f us  %4d gaps  %s: %s under %s" % (item["idle_us"], item["gaps"], item["trace"],
-                                                              item["location"] or "(line unknown)",
+                                                              item["location"] or unknown_line(item),
                                                               item["op_chain"] + " / " + item["call"]))
     if not unexplained:
         out.append("  (none)")
     elif len(unexplained) > top:
         out.append("  ... %d more" % (len(unexplained) - top))
     return out
+
+
+def unknown_line(item):
+    """ "(line unknown)", with the function where a backtrace named it (Nsight Systems exports)."""
+    return "(line unknown, in %s)" % item["function"] if item.get("function") else "(line unknown)"
 
 
 def gaps_table(analyses):
@@ -142,7 +147,7 @@ def gaps_table(analyses):
             call = gap["call"]["name"] if gap["call"] else "-"
             if gap["wait_thread"] == attribution.OTHER_THREAD:
                 call += "*"
-            line = gap["location"] or "-"
+            line = gap["location"] or ("in %s" % gap["function"] if gap["function"] else "-")
             if gap["findings"]:
                 line += " [%s]" % ", ".join(gap["findings"])
             out.append("  %10.1f %9.1f %9.1f %-8s %-9s %-22s %-50s %s"
@@ -188,6 +193,7 @@ def trace_json(result):
         "wait_count": len(result.waits),
         "stacks": {"source": result.source_lines.source, "matched": result.source_lines.matched,
                    "from_trace": result.source_lines.from_trace,
+                   "from_call_stacks": result.source_lines.from_call_stacks,
                    "unmatched_trace_ops": result.source_lines.unmatched_trace_ops,
                    "unused_stack_ops": result.source_lines.unused_stack_ops},
         "lines": [group_json(key, entry, "location") for key, entry in result.by_line()],

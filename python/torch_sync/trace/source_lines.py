@@ -102,17 +102,44 @@ class SourceLines:
         self.problem = None
         if stacks_files:
             self.join_stacks_files(data, op_index, stacks_files)
-        from_files = len(self.lines)
+        self.from_files = len(self.lines)
         self.read_trace_stacks(data, op_index)
-        self.from_trace = len(self.lines) - from_files
-        kinds = [name for name, count in (("stacks-file", from_files), ("trace-stacks", self.from_trace)) if count]
-        self.source = "+".join(kinds) if kinds else "none"
+        self.from_trace = len(self.lines) - self.from_files
+        self.call_lines = {}       # id of a CallStack -> SourceLine or None
+        self.from_call_stacks = 0  # waiting calls whose own backtrace gave a line
+        self.function_only = 0     # ... gave a function but no line
+        self.symbolizer = None
+
+    @property
+    def source(self):
+        """Where the lines came from: "stacks-file", "trace-stacks", "call-stacks" joined by "+", or "none"."""
+        kinds = [name for name, count in (("stacks-file", self.from_files), ("trace-stacks", self.from_trace),
+                                          ("call-stacks", self.from_call_stacks)) if count]
+        return "+".join(kinds) if kinds else "none"
 
     def line_of(self, thread, op):
         """The SourceLine of a top-level op tuple, or None."""
         if op is None:
             return None
         return self.lines.get((thread, op[0], op[2]))
+
+    def line_of_call(self, call):
+        """The SourceLine of a host call's own backtrace (HostCall.stack: Nsight Systems exports), from its
+        innermost user frame (native_stacks), or None; a line without location names the function only."""
+        stack = getattr(call, "stack", None)
+        if stack is None:
+            return None
+        key = id(stack)
+        if key not in self.call_lines:
+            if self.symbolizer is None:
+                from .native_stacks import Symbolizer   # imports this module
+                self.symbolizer = Symbolizer()
+            line = self.call_lines[key] = self.symbolizer.line(stack)
+            if line is not None and line.location:
+                self.from_call_stacks += 1
+            elif line is not None:
+                self.function_only += 1
+        return self.call_lines[key]
 
     def join_stacks_files(self, data, op_index, stacks_files):
         """Joins the trace's top-level ops to the entries of the stacks files."""

@@ -1,4 +1,5 @@
-"""Reads a Chrome/Kineto JSON trace (.json or .json.gz) into compact tuples.
+"""Reads a Chrome/Kineto JSON trace (.json or .json.gz) into compact tuples; read_trace() hands a file that
+begins with SQLite's header to nsys_reader, which makes the same TraceData of an Nsight Systems export.
 
 Takes: the path of a trace written by LibTorch's (Kineto) profiler.
 Returns: a TraceData holding only what the analysis needs, as tuples:
@@ -45,7 +46,9 @@ HOST_API_CATEGORIES = {"cuda_runtime": "runtime", "cuda_driver": "driver"}
 LEGACY_CATEGORIES = ("Kernel", "Memcpy", "Memset", "Runtime", "Operator")
 
 Activity = collections.namedtuple("Activity", "start end device stream kind name correlation")
-HostCall = collections.namedtuple("HostCall", "start end pid tid name correlation api")
+# stack: the call's own backtrace (native_stacks.CallStack), which Nsight Systems exports may have; None in
+# Kineto traces.
+HostCall = collections.namedtuple("HostCall", "start end pid tid name correlation api stack", defaults=(None,))
 Annotation = collections.namedtuple("Annotation", "name start end category")
 
 
@@ -132,6 +135,7 @@ class TraceData:
         self.tids_per_pid = collections.defaultdict(set)  # every pid's tids of X events
         self.counts = collections.Counter()
         self.reader = None
+        self.notes = []   # what the reader could not read, in words (for the report's notes)
 
     @property
     def schema_version(self):
@@ -201,7 +205,11 @@ def describe_parse_error(error):
 
 
 def read_trace(path):
-    """Reads the trace at `path` into a TraceData; raises TraceError."""
+    """Reads the trace at `path` into a TraceData; raises TraceError. A file that begins with SQLite's header is
+    read as the SQLite export of an Nsight Systems report (nsys_reader)."""
+    from . import nsys_reader   # imports this module
+    if nsys_reader.is_sqlite(path):
+        return nsys_reader.read_nsys(path)
     ijson = ijson_module()
     data = TraceData(path)
     try:
