@@ -14,9 +14,8 @@ import os
 
 from . import attribution, gap_finder
 from .findings_join import findings_at
+from .nsys_reader import READER as NSYS_READER
 from .source_lines import SourceLines
-
-NSYS_READER = "nsys-sqlite"   # TraceData.reader of an Nsight Systems export (nsys_reader)
 
 
 class AnalysisError(Exception):

@@ -7,7 +7,9 @@ Returns:
   - load_stacks(path): a StacksFile (its source_root and its StackOp entries); StacksError with a
     one-line message for a file that is not one;
   - SourceLines: for each top-level ATen op of a trace, its SourceLine (location "path:line",
-    function, where it came from), and the counts of the stacks join.
+    function, where it came from), and the counts of the stacks join; and, for a waiting call that
+    carries its own backtrace (Nsight Systems exports), the SourceLine of its user frame
+    (native_stacks), whose location is None where only the function is known.
 
 The stacks file:
   {"format": "torch-sync-op-stacks", "version": 1, "clock": "unix_ns", "source_root": "/abs/path",
