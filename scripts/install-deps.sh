@@ -32,7 +32,7 @@ versions=("$@")
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
           libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson
           catch2 doctest-dev flake8 "clang-format-${versions[0]}" "lld-${versions[0]}" zlib1g-dev libzstd-dev
-          python3-venv debootstrap)
+          python3-venv debootstrap binutils)
 for v in "${versions[@]}"; do
   packages+=("clang-$v" "libclang-$v-dev" "llvm-$v-dev" "clang-tidy-$v" "llvm-$v-tools" "clang-tools-$v")
 done
