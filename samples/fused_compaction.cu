@@ -22,7 +22,8 @@
 //   count on the device: a fixed-size compaction in ATen, about ten kernels;
 // - exempt_keep_with_fused_kernel: the same fixed-size compaction in one CUDA
 //   kernel that writes the count into a device tensor (compactConfident).
-// Each returns what keptStatistics needs; main checks that all five agree.
+// The rule_* functions return the statistics; the exempt_* functions return
+// the rows and the count for keptStatistics. main checks that all five agree.
 // runtime-verify/fused_benchmark.cu includes this file (with
 // TORCH_SYNC_SAMPLE_NO_MAIN) and measures the forms in a loop;
 // docs/fused-kernels.md gives the figures.
