@@ -7,6 +7,7 @@
 #     iterations per second and GPU idle fraction per form, size and keep fraction;
 #   OUT_DIR/fused_benchmark/traces.tar.gz: its Chrome traces (trace_<form>.json, one repetition per form);
 #   OUT_DIR/fused-benchmark.log: what each step printed.
+# Last it builds loop_benchmark, which shares benchmark_timing.h with fused_benchmark (built, not run).
 # Needs what run.sh needs (an NVIDIA GPU, a CUDA build of PyTorch, CUPTI, cmake, ninja, nvcc); without a GPU it
 # stops at once, exit status 77. Exit status 0 when every step succeeded, 1 otherwise (the others still run).
 #
@@ -74,6 +75,17 @@ EOF
   if [[ -e ${traces[0]} ]]; then
     tar -C "$out/fused_benchmark" -czf "$out/fused_benchmark/traces.tar.gz" "${traces[@]##*/}" &&
       rm -f "${traces[@]}"
+  fi
+
+  # Last, so that it delays no result: the loop benchmark shares benchmark_timing.h; it must still build.
+  step "building loop_benchmark"
+  mkdir -p "$build/logs"
+  if cmake --build "$build" -j "$(nproc)" --target loop_benchmark >"$build/logs/loop_benchmark.build.log" 2>&1; then
+    step "loop_benchmark: built"
+  else
+    step "loop_benchmark: did not build:"
+    tail -n 40 "$build/logs/loop_benchmark.build.log"
+    failed=1
   fi
 
   step "results in $out"
