@@ -10,18 +10,7 @@
 // chrome://tracing, and <outdir>/stacks_<loop>.json: the host stacks of that repetition's top-level operators
 // (../core/op_stacks.h), which give torch-sync-trace the source line of each GPU idle gap.
 //
-// The GPU idle fraction of a profiled repetition is 1 - busy / window, where
-// - window: the repetition's iterations and the torch::cuda::synchronize() that ends them, as the profiler
-//   recorded a user annotation (RECORD_USER_SCOPE) around them;
-// - busy: the length of the union of the device activities that Kineto reports as kernels, memory copies
-//   and memsets (its CONCURRENT_KERNEL, GPU_MEMCPY and GPU_MEMSET records, from CUPTI), clipped to the
-//   window. Activities that overlap count once. A kernel counts as busy for its whole duration, however
-//   few of the GPU's multiprocessors it occupies: idle means that no kernel, copy or memset runs at all,
-//   not that compute goes unused.
-// The window is on the profiler's host clock and the activities on the device clock as Kineto converts
-// it; busy_outside_window_seconds in the JSON is the busy time that falls outside the window, which is
-// close to zero when the two agree. The profiler adds host work to every operator, so its repetitions run
-// somewhat slower than the timed ones; the JSON gives the rate of both.
+// The GPU idle fraction and the rates are measured as benchmark_timing.h says.
 //
 // stdout is discarded while the loops run (printingLoop and repairedLoop print every iteration). The
 // discarding buffer sits behind std::cout, so a CUDA tensor printed into it is still formatted and so
@@ -29,29 +18,19 @@
 #define TORCH_SYNC_SAMPLE_NO_MAIN
 #include "../samples/minimal_loop.cpp"
 
-#include "json_string.h"
+#include "benchmark_timing.h"
 #include "op_stacks.h"
 
 #include <ATen/cuda/CUDAContext.h>
-#include <ATen/record_function.h>
-#include <kineto/ActivityType.h>
-#include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <limits>
-#include <memory>
-#include <numeric>
-#include <set>
-#include <sstream>
 #include <stdexcept>
 #include <streambuf>
 #include <string>
@@ -59,7 +38,14 @@
 
 namespace {
 
-namespace profiler = torch::autograd::profiler;
+using torch_sync::benchmark::jsonNumber;
+using torch_sync::benchmark::jsonString;
+using torch_sync::benchmark::jsonSummary;
+using torch_sync::benchmark::ProfiledRepetition;
+using torch_sync::benchmark::profiledRepetition;
+using torch_sync::benchmark::summarize;
+using torch_sync::benchmark::Summary;
+using torch_sync::benchmark::timedRepetition;
 
 constexpr int kDefaultIterations = 100;
 constexpr int kDefaultRepetitions = 7;
@@ -92,133 +78,6 @@ private:
   std::streambuf *previous_;
 };
 
-struct Summary {
-  double median = 0, min = 0, max = 0;
-};
-
-Summary summarize(std::vector<double> values) {
-  Summary summary;
-  if (values.empty())
-    return summary;
-  std::sort(values.begin(), values.end());
-  const size_t middle = values.size() / 2;
-  summary.median = values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-  summary.min = values.front();
-  summary.max = values.back();
-  return summary;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// One repetition without the profiler; returns iterations per second.
-double timedRepetition(const LoopUnderTest &loop, MinimalLoopState &state, int iterations) {
-  torch::cuda::synchronize();
-  auto start = std::chrono::steady_clock::now();
-  loop.run(state, iterations);
-  torch::cuda::synchronize();
-  return iterations / secondsSince(start);
-}
-
-struct Interval {
-  int64_t start, end; // nanoseconds
-};
-
-// The length of the union of `intervals` within [from, to).
-int64_t unionLength(std::vector<Interval> intervals, int64_t from, int64_t to) {
-  std::sort(intervals.begin(), intervals.end(),
-            [](const Interval &a, const Interval &b) { return a.start < b.start; });
-  int64_t total = 0, coveredUntil = from;
-  for (const Interval &interval : intervals) {
-    const int64_t start = std::max(interval.start, coveredUntil);
-    const int64_t end = std::min(interval.end, to);
-    if (end > start) {
-      total += end - start;
-      coveredUntil = end;
-    }
-  }
-  return total;
-}
-
-bool isDeviceBusy(uint8_t activityType) {
-  switch (static_cast<libkineto::ActivityType>(activityType)) {
-  case libkineto::ActivityType::CONCURRENT_KERNEL:
-  case libkineto::ActivityType::GPU_MEMCPY:
-  case libkineto::ActivityType::GPU_MEMSET:
-    return true;
-  default:
-    return false;
-  }
-}
-
-struct IdleMeasurement {
-  double idleFraction = 0;
-  double windowSeconds = 0;
-  double busySeconds = 0;
-  double busyOutsideWindowSeconds = 0;
-  size_t deviceActivities = 0;
-};
-
-IdleMeasurement measureIdle(const profiler::ProfilerResult &result) {
-  const profiler::KinetoEvent *window = nullptr;
-  std::vector<Interval> busy;
-  for (const profiler::KinetoEvent &event : result.events()) {
-    if (event.activityType() == static_cast<uint8_t>(libkineto::ActivityType::USER_ANNOTATION) &&
-        event.name() == kWindowName)
-      window = &event;
-    else if (isDeviceBusy(event.activityType()))
-      busy.push_back({static_cast<int64_t>(event.startNs()), static_cast<int64_t>(event.endNs())});
-  }
-  if (!window)
-    throw std::runtime_error(std::string("the profiler recorded no '") + kWindowName + "' annotation");
-  // Every iteration runs kernels: none recorded means that CUPTI did not report to Kineto, not an idle GPU.
-  if (busy.empty())
-    throw std::runtime_error("the profiler recorded no GPU kernel or copy (is CUPTI available to Kineto?)");
-  const auto from = static_cast<int64_t>(window->startNs());
-  const auto to = static_cast<int64_t>(window->endNs());
-  if (to <= from)
-    throw std::runtime_error("the measured window has no length");
-  const int64_t inside = unionLength(busy, from, to);
-  const int64_t outside = unionLength(busy, std::numeric_limits<int64_t>::min(), from) +
-                          unionLength(busy, to, std::numeric_limits<int64_t>::max());
-  IdleMeasurement measurement;
-  measurement.windowSeconds = (to - from) * 1e-9;
-  measurement.busySeconds = inside * 1e-9;
-  measurement.idleFraction = 1.0 - static_cast<double>(inside) / static_cast<double>(to - from);
-  measurement.busyOutsideWindowSeconds = outside * 1e-9;
-  measurement.deviceActivities = busy.size();
-  return measurement;
-}
-
-struct ProfiledRepetition {
-  double iterationsPerSecond = 0; // host clock, under the profiler
-  IdleMeasurement idle;
-  std::unique_ptr<profiler::ProfilerResult> result;
-};
-
-ProfiledRepetition profiledRepetition(const LoopUnderTest &loop, MinimalLoopState &state, int iterations) {
-  const profiler::ProfilerConfig config(profiler::ProfilerState::KINETO);
-  const std::set<profiler::ActivityType> activities{profiler::ActivityType::CPU,
-                                                    profiler::ActivityType::CUDA};
-  torch::cuda::synchronize();
-  profiler::prepareProfiler(config, activities);
-  profiler::enableProfiler(config, activities);
-  double seconds = 0;
-  {
-    RECORD_USER_SCOPE(kWindowName);
-    auto start = std::chrono::steady_clock::now();
-    loop.run(state, iterations);
-    torch::cuda::synchronize();
-    seconds = secondsSince(start);
-  }
-  ProfiledRepetition repetition;
-  repetition.result = profiler::disableProfiler();
-  repetition.iterationsPerSecond = iterations / seconds;
-  repetition.idle = measureIdle(*repetition.result);
-  return repetition;
-}
-
 struct LoopReport {
   std::string name;
   int iterations = 0, repetitions = 0;
@@ -238,11 +97,11 @@ LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device,
     loop.run(state, kWarmUpIterations);
     torch::cuda::synchronize();
     for (int repetition = 0; repetition < repetitions; ++repetition)
-      rates.push_back(timedRepetition(loop, state, iterations));
+      rates.push_back(timedRepetition([&] { loop.run(state, iterations); }, iterations));
     // A short profiled run first, left out: the profiler's first session in the process sets up CUPTI.
-    profiledRepetition(loop, state, kWarmUpIterations);
+    profiledRepetition([&] { loop.run(state, kWarmUpIterations); }, kWarmUpIterations, kWindowName);
     for (int repetition = 0; repetition < repetitions; ++repetition)
-      profiled.push_back(profiledRepetition(loop, state, iterations));
+      profiled.push_back(profiledRepetition([&] { loop.run(state, iterations); }, iterations, kWindowName));
   }
 
   LoopReport report;
@@ -271,28 +130,13 @@ LoopReport benchmarkLoop(const LoopUnderTest &loop, const torch::Device &device,
     StdoutDiscarded quiet;
     torch_sync::runtime::OpStackRecorder stacks;
     stacks.start();
-    ProfiledRepetition traced = profiledRepetition(loop, state, kTraceIterations);
+    ProfiledRepetition traced =
+        profiledRepetition([&] { loop.run(state, kTraceIterations); }, kTraceIterations, kWindowName);
     stacks.stop();
     traced.result->save((outdir / report.trace).string());
     stacks.write((outdir / report.stacks).string(), TORCH_SYNC_SOURCE_ROOT);
   }
   return report;
-}
-
-using torch_sync::runtime::jsonString;
-
-std::string jsonNumber(double value) {
-  if (!std::isfinite(value))
-    return "null";
-  std::ostringstream out;
-  out.precision(6);
-  out << value;
-  return out.str();
-}
-
-std::string jsonSummary(const Summary &summary) {
-  return "{\"median\": " + jsonNumber(summary.median) + ", \"min\": " + jsonNumber(summary.min) +
-         ", \"max\": " + jsonNumber(summary.max) + "}";
 }
 
 void writeJson(const std::filesystem::path &path, const std::vector<LoopReport> &reports,
