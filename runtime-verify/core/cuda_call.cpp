@@ -174,8 +174,9 @@ const char *captureErrorName(int code) {
 
 bool isCaptureConsequence(int code) { return code == 901; }
 
-bool returnsEarlierError(std::string_view api) {
-  return startsWith(api, "cudaGetLastError") || startsWith(api, "cudaPeekAtLastError");
+bool returnsNoFailure(std::string_view api) {
+  return startsWith(api, "cudaGetLastError") || startsWith(api, "cudaPeekAtLastError") ||
+         startsWith(api, "cudaGetErrorName") || startsWith(api, "cudaGetErrorString");
 }
 
 bool beginsCapture(std::string_view api) {

@@ -80,9 +80,9 @@ const char *captureErrorName(int code);
 // Whether a call that returned the stream capture error code only reports an earlier failure of the same
 // capture (cudaErrorStreamCaptureInvalidated: "invalidated due to a previous error"), rather than failing it.
 bool isCaptureConsequence(int code);
-// Whether api returns an error code without failing: cudaGetLastError and cudaPeekAtLastError return the last
-// error of an earlier call as their value.
-bool returnsEarlierError(std::string_view api);
+// Whether api's return value says nothing of its own failure: cudaGetLastError and cudaPeekAtLastError return
+// an earlier call's error, cudaGetErrorName and cudaGetErrorString a string.
+bool returnsNoFailure(std::string_view api);
 // Whether api begins (cudaStreamBeginCapture*, cuStreamBeginCapture*) or ends (cudaStreamEndCapture,
 // cuStreamEndCapture) a stream capture.
 bool beginsCapture(std::string_view api);

@@ -439,7 +439,7 @@ void watchCaptures(const CudaCallClient &client, bool runtime, const CUpti_Callb
   if ((result == 0 || isCaptureConsequence(result)) && endsCapture(api) &&
       openCaptures.load(std::memory_order_relaxed) > 0)
     openCaptures.fetch_sub(1, std::memory_order_relaxed);
-  if (result == 0 || !captureErrorName(result) || returnsEarlierError(api))
+  if (result == 0 || !captureErrorName(result) || returnsNoFailure(api))
     return;
   CudaCall call;
   call.api = info.functionName;

@@ -31,8 +31,8 @@ struct CudaCallClient {
   bool (*wantsThread)() = nullptr;
   // Optional: at the exit of any runtime call, or driver call made outside runtime calls, that returns a
   // stream capture error (cuda_call.h: captureErrorName), with that error, on the calling thread. Not for
-  // cudaGetLastError and cudaPeekAtLastError, which return an earlier call's error. Setting it enables every
-  // callback of the runtime and driver domains (cuptiEnableDomain), so that calls the client does not
+  // the calls whose value is no failure of their own (cuda_call.h: returnsNoFailure). Setting it enables
+  // every callback of the runtime and driver domains (cuptiEnableDomain), so that calls the client does not
   // otherwise want (kernel launches, allocations) are seen too; onEnter and onExit still get only the wanted.
   void (*onCaptureError)(const CudaCall &call, int error) = nullptr;
 };
