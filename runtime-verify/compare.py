@@ -272,7 +272,7 @@ def main():
 
     report = {"metadata": metadata, "libtorch_version_for_checker": version, "samples": {}, "rules": {},
               "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": [], "crashed": [],
-              "unverified_after_capture_failure": []}
+              "unverified_after_capture_failure": [], "unwatched_captures": []}
     totals = {"tp": 0, "fp": 0, "fn": 0, "found_syncs": 0}
     capture_totals = {"tp": 0, "fp": 0, "fn": 0, "found_failures": 0, "observed_failures": 0, "consequences": 0}
     for sample in sorted(samples):
@@ -358,6 +358,11 @@ def main():
                 continue
             rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(sync["apis"]),
                                "signals": sorted(sync["signals"])})
+        # Observations recorded before the recorder watched capture failures cannot confirm or refute a
+        # graph-capture finding: the sample must be recorded again.
+        if capture_findings and data.get("signals", {}).get("capture_failure") != "ok":
+            report["unwatched_captures"].append({"sample": sample, "findings": len(capture_findings)})
+            capture_findings = []
         capture_rows = compare_captures(capture_findings, failures, consequences, excluded, ended,
                                         crash if ended else None, report)
         capture_sample = bool(failures or consequences or capture_findings)
@@ -465,6 +470,9 @@ def main():
         problems.append(f"recall {totals['recall']:.4f} is below {args.min_recall}")
     for entry in report["not_run"]:
         problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
+    for entry in report["unwatched_captures"]:
+        problems.append(f"sample {entry['sample']} has {entry['findings']} torch-sync-graph-capture finding(s), but "
+                        "its observations did not watch capture failures (signals.capture_failure): record it again")
     for entry in report["crashed"]:
         problems.append(f"sample {entry['sample']} crashed on the GPU ({entry['status']}; "
                         f"{ended_text(entry['ended'])}): the syncs recorded before are compared, "
