@@ -18,6 +18,14 @@ A finding is a true positive when its line is on the stack of an observed sync. 
 when some finding lies on one of its lines. Lines inside a preprocessor conditional on TORCH_VERSION are left
 out on both sides: the GPU and the checker may see different branches of them.
 
+Capture failures are compared apart: a CUDA call that returned a stream capture error (the recorder's
+"capture_failure" events; only each capture's cause, not the "consequence" that cudaStreamEndCapture reports
+for an invalidated capture) with torch-sync-graph-capture's findings, which no sync comparison counts. A
+graph-capture finding on the stack of a failing call is a true positive, one on no such stack a false
+positive, and a failing call with no finding on its stack a false negative. A call that failed capture may
+have thrown before it could sync (item() inside a capture fails at its copy or its synchronize): another
+check's finding on its stack that no observed sync confirms is "unverified", not a false positive.
+
 A run that crashed (std::terminate, abort() or a fatal signal) after the recorder had started has its
 observations up to the crash, marked "ended" ({"how": "terminate"} or {"how": "signal", "signal": "SIGABRT"}):
 they are compared as observations (their syncs count, found or missed), but a finding that no recorded sync
@@ -40,6 +48,8 @@ except ImportError:  # python3-yaml, installed by scripts/install-deps.sh
     sys.exit("compare: needs PyYAML (Debian package python3-yaml) to read clang-tidy's --export-fixes")
 
 SIGNALS = ("cupti", "sdm", "host_wait")
+# The check whose findings are compared with the observed capture failures rather than with the syncs.
+CAPTURE_CHECK = "torch-sync-graph-capture"
 
 
 def fail(message):
@@ -94,12 +104,20 @@ def run_checker(tidy, source, flags, config, root, pch=None, rejected=None):
             return [], f"exit {result.returncode}: " + (result.stderr + result.stdout).strip()[-2000:]
         if not os.path.exists(fixes):
             return [], None
-        with open(fixes) as f:
-            document = yaml.safe_load(f) or {}
+        return read_fixes(fixes, root), None
+
+
+def read_fixes(fixes, root):
+    """The findings of a clang-tidy --export-fixes YAML file in files under root (a FilePath relative to
+    root counts as such: recorded findings, --findings)."""
+    with open(fixes) as f:
+        document = yaml.safe_load(f) or {}
     findings = []
     for diagnostic in document.get("Diagnostics") or []:
         message = diagnostic.get("DiagnosticMessage", {})
         path = message.get("FilePath")
+        if path and not os.path.isabs(path):
+            path = os.path.join(root, path)
         if not path or not os.path.exists(path):
             continue
         path = os.path.realpath(path)
@@ -111,7 +129,7 @@ def run_checker(tidy, source, flags, config, root, pch=None, rejected=None):
             "check": diagnostic.get("DiagnosticName"),
             "message": message.get("Message", ""),
         })
-    return findings, None
+    return findings
 
 
 def sample_functions(path):
@@ -156,8 +174,10 @@ def source_of(root, sample, observation_file):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tidy", required=True,
+    parser.add_argument("--tidy",
                         help="the checker command: torch-sync-tidy, or 'clang-tidy-N -load=PLUGIN' (split on spaces)")
+    parser.add_argument("--findings", help="instead of running the checker: a folder of recorded findings, "
+                        "<sample>.yaml in clang-tidy's --export-fixes format (FilePath relative to --root)")
     parser.add_argument("--observations", required=True, help="folder of <sample>.json and metadata.json")
     parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         help="repository root (default: the one holding this script)")
@@ -173,6 +193,8 @@ def main():
                         "(python/torch_sync/torch_pch.py), kept in this folder; the findings are the same")
     parser.add_argument("--clangxx", help="the clang++ that builds them (default: the checker's LLVM release's)")
     args = parser.parse_args()
+    if bool(args.tidy) == bool(args.findings):
+        parser.error("give the checker (--tidy) or recorded findings (--findings), one of them")
 
     root = os.path.realpath(args.root)
     if not os.path.isdir(args.observations):
@@ -188,7 +210,7 @@ def main():
             fail("the observations' metadata names no torch version; pass --libtorch-version")
         version = f"{match.group(1)}.{match.group(2)}"
     config = "{CheckOptions: {LibTorchVersion: '%s'}}" % version
-    tidy = args.tidy.split()
+    tidy = args.tidy.split() if args.tidy else []
 
     # The observations, per sample.
     samples = {}
@@ -214,7 +236,7 @@ def main():
 
     # The samples that share their flags and first LibTorch header share one precompiled header.
     pch_of, rejected = {}, None
-    if args.pch_dir:
+    if args.pch_dir and tidy:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
         from torch_sync import torch_pch
         rejected = torch_pch.REJECTED
@@ -235,6 +257,9 @@ def main():
     def analyse(sample):
         source = samples[sample]["source"]
         path = os.path.join(root, source)
+        if args.findings:
+            fixes = os.path.join(args.findings, sample + ".yaml")
+            return sample, (read_fixes(fixes, root), None) if os.path.exists(fixes) else ([], None)
         return sample, run_checker(tidy, path, flags_of(source), config, root, pch_of.get(path), rejected)
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -246,12 +271,16 @@ def main():
         sys.exit(2)
 
     report = {"metadata": metadata, "libtorch_version_for_checker": version, "samples": {}, "rules": {},
-              "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": [], "crashed": []}
+              "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": [], "crashed": [],
+              "unverified_after_capture_failure": [], "unwatched_captures": []}
     totals = {"tp": 0, "fp": 0, "fn": 0, "found_syncs": 0}
+    capture_totals = {"tp": 0, "fp": 0, "fn": 0, "found_failures": 0, "observed_failures": 0, "consequences": 0}
     for sample in sorted(samples):
         source = samples[sample]["source"]
         data = samples[sample]["data"]
-        findings = results[sample][0]
+        # torch-sync-graph-capture's findings are compared with the capture failures, the others with the syncs.
+        capture_findings = [f for f in results[sample][0] if f["check"] == CAPTURE_CHECK]
+        findings = [f for f in results[sample][0] if f["check"] != CAPTURE_CHECK]
         status = data.get("run", {}).get("status", "unknown")
         # Observations up to a crash (the recorder's "ended"): compared, its unconfirmed findings unverified.
         ended = data.get("ended")
@@ -299,6 +328,8 @@ def main():
             report["excluded"].append({"file": key[0], "line": key[1], "side": "observed"})
         syncs = {k: v for k, v in syncs.items() if k not in excluded}
         on_sync_stack = set().union(*(s["frames"] for s in syncs.values())) if syncs else set()
+        failures, consequences = capture_failures(data, excluded, report)
+        on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
 
         rows = {"tp": [], "fp": [], "fn": []}
         flagged_lines = set()
@@ -312,6 +343,10 @@ def main():
             if ended and key not in on_sync_stack:
                 crash["unverified"].append(finding)  # maybe never reached: the run crashed
                 continue
+            if key not in on_sync_stack and key in on_failure_stack:
+                # The call failed capture, and may have thrown before it could sync: neither confirmed nor refuted.
+                report["unverified_after_capture_failure"].append(finding)
+                continue
             verdict = "tp" if key in on_sync_stack else "fp"
             rows[verdict].append(finding)
             rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
@@ -323,9 +358,22 @@ def main():
                 continue
             rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(sync["apis"]),
                                "signals": sorted(sync["signals"])})
-        # Per-rule samples: does each rule_* function sync and get flagged, and each exempt_* neither?
+        # Observations recorded before the recorder watched capture failures cannot confirm or refute a
+        # graph-capture finding: the sample must be recorded again.
+        if capture_findings and data.get("signals", {}).get("capture_failure") != "ok":
+            report["unwatched_captures"].append({"sample": sample, "findings": len(capture_findings)})
+            capture_findings = []
+        capture_rows = compare_captures(capture_findings, failures, consequences, excluded, ended,
+                                        crash if ended else None, report)
+        capture_sample = bool(failures or consequences or capture_findings)
+        # Per-rule samples: does each rule_* function sync and get flagged, and each exempt_* neither? In a
+        # sample with capture failures or graph-capture findings: does each rule_* function fail capture and get
+        # flagged by torch-sync-graph-capture, and each exempt_* neither?
+        for name, first, last in (sample_functions(os.path.join(root, source)) if capture_sample else []):
+            report.setdefault("functions", []).append(
+                capture_verdict(source, name, first, last, failures, capture_findings, excluded, ended))
         for name, first, last in (sample_functions(os.path.join(root, source))
-                                  if source.startswith("samples/rules/") else []):
+                                  if source.startswith("samples/rules/") and not capture_sample else []):
             inside = lambda key: key[0] == source and first <= key[1] <= last
             synced = any(inside(frame) for sync in syncs.values() for frame in sync["frames"])
             flags = sorted({f["check"] for f in findings if inside((f["file"], f["line"]))
@@ -352,6 +400,10 @@ def main():
             "tp": len(rows["tp"]), "fp": len(rows["fp"]), "fn": len(rows["fn"]),
             "false_positives": rows["fp"], "false_negatives": rows["fn"],
         }
+        if capture_sample:
+            report["samples"][sample]["capture"] = capture_rows
+            for field in ("tp", "fp", "fn", "found_failures", "observed_failures", "consequences"):
+                capture_totals[field] += capture_rows[field]
         totals["tp"] += len(rows["tp"])
         totals["fp"] += len(rows["fp"])
         totals["fn"] += len(rows["fn"])
@@ -387,6 +439,11 @@ def main():
     totals["precision"] = round(totals["tp"] / flagged, 4) if flagged else None
     totals["recall"] = round(totals["found_syncs"] / observed, 4) if observed else None
     report["totals"] = totals
+    flagged = capture_totals["tp"] + capture_totals["fp"]
+    capture_totals["precision"] = round(capture_totals["tp"] / flagged, 4) if flagged else None
+    capture_totals["recall"] = (round(capture_totals["found_failures"] / capture_totals["observed_failures"], 4)
+                                if capture_totals["observed_failures"] else None)
+    report["capture_totals"] = capture_totals
 
     # Known disagreements: each one documented as a limitation in its check's page.
     problems = []
@@ -413,6 +470,9 @@ def main():
         problems.append(f"recall {totals['recall']:.4f} is below {args.min_recall}")
     for entry in report["not_run"]:
         problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
+    for entry in report["unwatched_captures"]:
+        problems.append(f"sample {entry['sample']} has {entry['findings']} torch-sync-graph-capture finding(s), but "
+                        "its observations did not watch capture failures (signals.capture_failure): record it again")
     for entry in report["crashed"]:
         problems.append(f"sample {entry['sample']} crashed on the GPU ({entry['status']}; "
                         f"{ended_text(entry['ended'])}): the syncs recorded before are compared, "
@@ -432,9 +492,98 @@ def main():
     print(f"compare: precision {fmt(totals['precision'])}, recall {fmt(totals['recall'])} "
           f"({totals['tp']} true positives, {totals['fp']} false positives, {totals['fn']} false negatives; "
           f"{observed} observed syncs)", file=sys.stderr)
+    if capture_totals["observed_failures"] or capture_totals["tp"] + capture_totals["fp"]:
+        print(f"compare: capture failures: precision {fmt(capture_totals['precision'])}, recall "
+              f"{fmt(capture_totals['recall'])} ({capture_totals['tp']} true positives, {capture_totals['fp']} "
+              f"false positives, {capture_totals['fn']} false negatives; {capture_totals['observed_failures']} "
+              f"observed failures)", file=sys.stderr)
     for problem in problems:
         print(f"compare: {problem}", file=sys.stderr)
     return 1 if problems else 0
+
+
+def capture_failures(data, excluded, report):
+    """The sample's observed capture failures: the causes, one per innermost line with every line of their
+    stacks, the failing calls and their errors; and the consequences (cudaStreamEndCapture of an invalidated
+    capture), which are listed, not compared."""
+    failures, consequences = {}, []
+    for event in data.get("events", []):
+        if event.get("signal") != "capture_failure" or not event.get("file"):
+            continue
+        key = (event["file"], event["line"])
+        if event.get("capture") != "cause":
+            consequences.append({"file": key[0], "line": key[1], "api": event["api"], "error": event.get("error")})
+            continue
+        if key in excluded:
+            report["excluded"].append({"file": key[0], "line": key[1], "side": "observed capture failure"})
+            continue
+        frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or [f"{key[0]}:{key[1]}"]]
+        entry = failures.setdefault(key, {"frames": set(), "apis": set(), "errors": set()})
+        entry["frames"].update((f, int(n)) for f, n in frames)
+        entry["apis"].add(event["api"])
+        entry["errors"].add(event.get("error") or "?")
+    return failures, consequences
+
+
+def compare_captures(capture_findings, failures, consequences, excluded, ended, crash, report):
+    """torch-sync-graph-capture's findings against the observed capture failures of one sample: the rows
+    (true and false positives, false negatives) and counts; adds its disagreements and rules to report."""
+    on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
+    rows = {"tp": [], "fp": [], "fn": []}
+    flagged_lines = set()
+    for finding in capture_findings:
+        key = (finding["file"], finding["line"])
+        if key in excluded:
+            report["excluded"].append({"file": key[0], "line": key[1], "side": "finding", "check": finding["check"]})
+            continue
+        flagged_lines.add(key)
+        if ended and key not in on_failure_stack:
+            crash["unverified"].append(finding)  # maybe never reached: the run crashed
+            continue
+        verdict = "tp" if key in on_failure_stack else "fp"
+        rows[verdict].append(finding)
+        rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
+        rule[verdict] += 1
+    found = 0
+    for key, failure in sorted(failures.items()):
+        if failure["frames"] & flagged_lines:
+            found += 1
+            continue
+        rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(failure["apis"]),
+                           "errors": sorted(failure["errors"])})
+    for finding in rows["fp"]:
+        report["disagreements"].append({"kind": "capture false positive", "file": finding["file"],
+                                        "line": finding["line"], "check": finding["check"],
+                                        "message": finding["message"]})
+    for miss in rows["fn"]:
+        report["disagreements"].append({"kind": "capture false negative", "file": miss["file"], "line": miss["line"],
+                                        "apis": [f"{a} ({', '.join(miss['errors'])})" for a in miss["apis"]]})
+    return {"observed_failures": len(failures), "found_failures": found, "tp": len(rows["tp"]),
+            "fp": len(rows["fp"]), "fn": len(rows["fn"]), "false_positives": rows["fp"],
+            "false_negatives": rows["fn"], "consequences": len(consequences), "consequence_calls": consequences}
+
+
+def capture_verdict(source, name, first, last, failures, capture_findings, excluded, ended):
+    """Whether a rule_* function fails capture and is flagged by torch-sync-graph-capture, and an exempt_* neither."""
+    def inside(key):
+        return key[0] == source and first <= key[1] <= last
+    failed = any(inside(frame) for failure in failures.values() for frame in failure["frames"])
+    flags = sorted({f["check"] for f in capture_findings if inside((f["file"], f["line"]))
+                    and (f["file"], f["line"]) not in excluded})
+    if all((source, n) in excluded for n in range(first, last + 1)):
+        verdict = "left out (TORCH_VERSION conditional)"
+    elif ended and not failed:
+        verdict = "unverified (no capture failure recorded before the run crashed)"
+    elif name.startswith("rule_"):
+        verdict = {(True, True): "confirmed", (True, False): "MISSED (capture failure not flagged)",
+                   (False, True): "FALSE ALARM (flagged, capture did not fail)",
+                   (False, False): "capture did not fail on this GPU, not flagged"}[(failed, bool(flags))]
+    else:
+        verdict = {(False, False): "confirmed", (False, True): "FALSE ALARM (flagged, capture did not fail)",
+                   (True, True): "fails capture after all (flagged)",
+                   (True, False): "FAILS CAPTURE AFTER ALL (not flagged)"}[(failed, bool(flags))]
+    return {"sample": source, "function": name, "lines": [first, last], "comparison": "capture",
+            "observed_capture_failure": failed, "flagged_by": flags, "verdict": verdict}
 
 
 def ended_text(ended):
@@ -471,21 +620,37 @@ def render_markdown(report):
     for name, s in sorted(report["samples"].items()):
         out.append(f"| `{s['source']}` | {s['observed_syncs']} | {s['found_syncs']} | {s['tp']} | {s['fp']} | "
                    f"{s['fn']} |")
+    if any("capture" in s for s in report["samples"].values()):
+        c = report["capture_totals"]
+        out += ["", "## Capture failures (torch-sync-graph-capture)", "",
+                f"**Precision {fmt(c['precision'])}, recall {fmt(c['recall'])}**: {c['tp']} true positives, "
+                f"{c['fp']} false positives, {c['fn']} false negatives, {c['observed_failures']} observed capture "
+                f"failures ({c['found_failures']} found); {c['consequences']} consequences (a call that reported "
+                "an earlier failure of its capture) not compared.", "",
+                "| sample | observed failures | found | TP | FP | FN | consequences |", "|---|---|---|---|---|---|---|"]
+        for name, s in sorted(report["samples"].items()):
+            if "capture" in s:
+                k = s["capture"]
+                out.append(f"| `{s['source']}` | {k['observed_failures']} | {k['found_failures']} | {k['tp']} | "
+                           f"{k['fp']} | {k['fn']} | {k['consequences']} |")
     out += ["", "## Per rule (findings)", "", "| rule | TP | FP |", "|---|---|---|"]
     for rule, r in sorted(report["rules"].items()):
         out.append(f"| {rule} | {r['tp']} | {r['fp']} |")
     if report.get("functions"):
-        out += ["", "## Rules and exemptions (samples/rules)", "",
+        out += ["", "## Rules and exemptions (samples/rules; capture failures where a sample has them)", "",
                 "| sample | function | sync observed | flagged by | verdict |", "|---|---|---|---|---|"]
         for f in report["functions"]:
+            observed = f.get("observed_sync", f.get("observed_capture_failure"))
+            what = "capture failure: " if f.get("comparison") == "capture" else ""
             out.append(f"| `{f['sample']}:{f['lines'][0]}` | `{f['function']}` | "
-                       f"{'yes' if f['observed_sync'] else 'no'} | {', '.join(f['flagged_by']) or '-'} | "
+                       f"{what}{'yes' if observed else 'no'} | {', '.join(f['flagged_by']) or '-'} | "
                        f"{f['verdict']} |")
     out += ["", "## Disagreements", ""]
     if not report["disagreements"]:
         out.append("None.")
     for d in report["disagreements"]:
-        what = f"[{d['check']}] {d['message'][:140]}" if "check" in d else "sync via " + ", ".join(d["apis"])
+        what = f"[{d['check']}] {d['message'][:140]}" if "check" in d else (
+            ("capture failed in " if d["kind"].startswith("capture") else "sync via ") + ", ".join(d["apis"]))
         known = " (known limitation)" if d.get("known") else ""
         out.append(f"- {d['kind']}{known}: `{d['file']}:{d['line']}`: {what}")
     out += ["", "## Signals that disagree", ""]
@@ -493,6 +658,10 @@ def render_markdown(report):
         out.append("None.")
     for d in report["signal_disagreements"]:
         out.append(f"- `{d['file']}:{d['line']}`: {d['note']}")
+    if report["unverified_after_capture_failure"]:
+        out += ["", "## Unverified: the call failed capture before it could sync", ""]
+        for f in report["unverified_after_capture_failure"]:
+            out.append(f"- `{f['file']}:{f['line']}` [{f['check']}]")
     if report["excluded"]:
         out += ["", "## Left out (inside a TORCH_VERSION conditional)", ""]
         for e in report["excluded"]:

@@ -148,4 +148,43 @@ CopyKind copyKindBetween(MemoryType src, MemoryType dst) {
   return onHost(dst) ? CopyKind::DeviceToHost : CopyKind::DeviceToDevice;
 }
 
+const char *captureErrorName(int code) {
+  switch (code) {
+  case 900:
+    return "cudaErrorStreamCaptureUnsupported";
+  case 901:
+    return "cudaErrorStreamCaptureInvalidated";
+  case 902:
+    return "cudaErrorStreamCaptureMerge";
+  case 903:
+    return "cudaErrorStreamCaptureUnmatched";
+  case 904:
+    return "cudaErrorStreamCaptureUnjoined";
+  case 905:
+    return "cudaErrorStreamCaptureIsolation";
+  case 906:
+    return "cudaErrorStreamCaptureImplicit";
+  case 907:
+    return "cudaErrorCapturedEvent";
+  case 908:
+    return "cudaErrorStreamCaptureWrongThread";
+  }
+  return nullptr;
+}
+
+bool isCaptureConsequence(int code) { return code == 901; }
+
+bool returnsNoFailure(std::string_view api) {
+  return startsWith(api, "cudaGetLastError") || startsWith(api, "cudaPeekAtLastError") ||
+         startsWith(api, "cudaGetErrorName") || startsWith(api, "cudaGetErrorString");
+}
+
+bool beginsCapture(std::string_view api) {
+  return startsWith(api, "cudaStreamBeginCapture") || startsWith(api, "cuStreamBeginCapture");
+}
+
+bool endsCapture(std::string_view api) {
+  return startsWith(api, "cudaStreamEndCapture") || startsWith(api, "cuStreamEndCapture");
+}
+
 } // namespace torch_sync::runtime

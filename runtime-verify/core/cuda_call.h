@@ -72,4 +72,20 @@ const char *memoryTypeName(MemoryType type);
 // The copy kind a copy between memory of types src and dst is; Unknown when either is unknown.
 CopyKind copyKindBetween(MemoryType src, MemoryType dst);
 
+// Stream capture errors (cudaErrorStreamCapture*, cudaErrorCapturedEvent; the driver's
+// CUDA_ERROR_STREAM_CAPTURE_* and CUDA_ERROR_CAPTURED_EVENT have the same values, 900 to 908: driver_types.h,
+// cuda.h). The runtime's name of a stream capture error code (runtime and driver alike), or nullptr for any
+// other code.
+const char *captureErrorName(int code);
+// Whether a call that returned the stream capture error code only reports an earlier failure of the same
+// capture (cudaErrorStreamCaptureInvalidated: "invalidated due to a previous error"), rather than failing it.
+bool isCaptureConsequence(int code);
+// Whether api's return value says nothing of its own failure: cudaGetLastError and cudaPeekAtLastError return
+// an earlier call's error, cudaGetErrorName and cudaGetErrorString a string.
+bool returnsNoFailure(std::string_view api);
+// Whether api begins (cudaStreamBeginCapture*, cuStreamBeginCapture*) or ends (cudaStreamEndCapture,
+// cuStreamEndCapture) a stream capture.
+bool beginsCapture(std::string_view api);
+bool endsCapture(std::string_view api);
+
 } // namespace torch_sync::runtime

@@ -4,6 +4,8 @@
 #include <cuda_runtime_api.h>
 #include <cupti.h> // also the generated_*_meta.h parameter structs
 
+#include <cuda.h>
+
 #include <atomic>
 #include <cstring>
 #include <map>
@@ -25,10 +27,28 @@ struct ThreadState {
   int suspended = 0;    // ScopedCoreCall depth
   int runtimeDepth = 0; // enabled runtime calls in progress
   int driverDepth = 0;  // enabled driver calls in progress outside runtime calls
+  // With capture errors watched (CudaCallClient::onCaptureError): every runtime call in progress, and every
+  // driver call in progress outside runtime calls.
+  int anyRuntimeDepth = 0;
+  int anyDriverDepth = 0;
   CudaCall runtimeCalls[kMaxDepth];
   CudaCall driverCalls[kMaxDepth];
 };
 thread_local ThreadState threadState;
+
+// The stream captures begun and not ended, counted by subscriptions that watch capture errors.
+std::atomic<int> openCaptures{0};
+
+// A subscription's client and the callback ids it wants delivered (all of them enabled when it watches
+// capture errors, so the wanted ones must be told apart). Never freed (see start()).
+struct Subscriber {
+  CudaCallClient client;
+  std::vector<bool> runtimeWanted, driverWanted; // indexed by callback id
+  bool wants(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) const {
+    const std::vector<bool> &wanted = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? runtimeWanted : driverWanted;
+    return cbid < wanted.size() && wanted[cbid];
+  }
+};
 
 void describeRuntimeMemcpy(CudaCall &call, const void *dst, const void *src, int kind, std::uint64_t bytes) {
   MemoryType dstMemory = dst ? memoryTypeOf(dst) : MemoryType::Device; // nullptr: a symbol, on the device
@@ -389,24 +409,75 @@ void onDriverCall(const CudaCallClient &client, CUpti_CallbackId cbid, const CUp
     client.onExit(t.driverCalls[0]);
 }
 
+// The return value of a runtime (cudaError_t) or driver (CUresult) call, at its exit.
+int returnValueOf(bool runtime, const CUpti_CallbackData &info) {
+  if (!info.functionReturnValue)
+    return 0;
+  return runtime ? static_cast<int>(*static_cast<const cudaError_t *>(info.functionReturnValue))
+                 : static_cast<int>(*static_cast<const CUresult *>(info.functionReturnValue));
+}
+
+// Capture errors and open captures: at the exit of each outermost call (a runtime call, or a driver call made
+// outside runtime calls; a driver call inside a runtime call fails with it, and the runtime call is
+// reported).
+void watchCaptures(const CudaCallClient &client, bool runtime, const CUpti_CallbackData &info) {
+  ThreadState &t = threadState;
+  if (!runtime && t.anyRuntimeDepth > 0)
+    return;
+  int &depth = runtime ? t.anyRuntimeDepth : t.anyDriverDepth;
+  if (info.callbackSite == CUPTI_API_ENTER) {
+    ++depth;
+    return;
+  }
+  if (depth <= 0 || --depth > 0 || !info.functionName) // began before the subscription, or not outermost
+    return;
+  std::string_view api = info.functionName;
+  int result = returnValueOf(runtime, info);
+  if (result == 0 && beginsCapture(api))
+    openCaptures.fetch_add(1, std::memory_order_relaxed);
+  // An end that succeeded, or that found its capture invalidated: either way the stream left capture mode.
+  if ((result == 0 || isCaptureConsequence(result)) && endsCapture(api) &&
+      openCaptures.load(std::memory_order_relaxed) > 0)
+    openCaptures.fetch_sub(1, std::memory_order_relaxed);
+  if (result == 0 || !captureErrorName(result) || returnsNoFailure(api))
+    return;
+  CudaCall call;
+  call.api = info.functionName;
+  call.driver = !runtime;
+  client.onCaptureError(call, result);
+}
+
 void CUPTIAPI onCallback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                          const void *data) {
   ThreadState &t = threadState;
   if (t.suspended > 0)
     return;
-  const auto &wanted = *static_cast<const CudaCallClient *>(userdata);
-  if (wanted.wantsThread && !wanted.wantsThread() && t.runtimeDepth == 0 && t.driverDepth == 0)
+  const auto &subscriber = *static_cast<const Subscriber *>(userdata);
+  const CudaCallClient &client = subscriber.client;
+  if (client.wantsThread && !client.wantsThread() && t.runtimeDepth == 0 && t.driverDepth == 0 &&
+      t.anyRuntimeDepth == 0 && t.anyDriverDepth == 0)
     return; // not watched, and no call of this thread is in progress whose exit would need its depth
   if (unsigned generation = currentGeneration.load(std::memory_order_relaxed); t.generation != generation) {
     t.generation = generation;
-    t.runtimeDepth = t.driverDepth = 0;
+    t.runtimeDepth = t.driverDepth = t.anyRuntimeDepth = t.anyDriverDepth = 0;
   }
-  const auto &client = *static_cast<const CudaCallClient *>(userdata);
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+    return;
   const auto &info = *static_cast<const CUpti_CallbackData *>(data);
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API)
-    onRuntimeCall(client, cbid, info);
-  else if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
-    onDriverCall(client, cbid, info);
+  // Runtime calls are counted before the wanted ones are handled (a wanted driver call inside any runtime
+  // call is then seen as such by both), and left after.
+  bool runtime = domain == CUPTI_CB_DOMAIN_RUNTIME_API;
+  bool watchesCaptures = client.onCaptureError != nullptr;
+  if (watchesCaptures && info.callbackSite == CUPTI_API_ENTER)
+    watchCaptures(client, runtime, info);
+  if (subscriber.wants(domain, cbid)) {
+    if (runtime)
+      onRuntimeCall(client, cbid, info);
+    else
+      onDriverCall(client, cbid, info);
+  }
+  if (watchesCaptures && info.callbackSite == CUPTI_API_EXIT)
+    watchCaptures(client, runtime, info);
 }
 
 std::string cuptiError(const char *what, CUptiResult result) {
@@ -449,7 +520,10 @@ std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient
                                                             std::string &error) {
   // A copy per subscription, never freed: a callback of an ended subscription may still be running on another
   // thread, and a failed start must not change what a live subscription's callbacks read.
-  auto *stored = new CudaCallClient(client);
+  auto *stored = new Subscriber{client, std::vector<bool>(CUPTI_RUNTIME_TRACE_CBID_SIZE),
+                                std::vector<bool>(CUPTI_DRIVER_TRACE_CBID_SIZE)};
+  for (const CallbackId &id : wantedCallbacks(client))
+    (id.domain == CUPTI_CB_DOMAIN_RUNTIME_API ? stored->runtimeWanted : stored->driverWanted)[id.cbid] = true;
   CUpti_SubscriberHandle handle = nullptr;
   CUptiResult result;
 #ifdef CUpti_SubscriberParams_STRUCT_SIZE
@@ -489,6 +563,13 @@ std::unique_ptr<CuptiSubscription> CuptiSubscription::start(const CudaCallClient
     error = "CUPTI knows none of the CUDA calls asked for (cuptiGetCallbackName found no match)";
     return nullptr;
   }
+  // Capture errors can come from any call: every callback of both domains (the wanted ones told apart above).
+  if (client.onCaptureError)
+    for (CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API})
+      if (CUptiResult r = cuptiEnableDomain(1, handle, domain); r != CUPTI_SUCCESS) {
+        error = cuptiError("cuptiEnableDomain", r);
+        return nullptr;
+      }
   return subscription;
 }
 
@@ -497,10 +578,15 @@ CuptiSubscription::~CuptiSubscription() {
     cuptiUnsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
 }
 
+int capturesUnderway() { return openCaptures.load(std::memory_order_relaxed); }
+
 ScopedCoreCall::ScopedCoreCall() { ++threadState.suspended; }
 ScopedCoreCall::~ScopedCoreCall() { --threadState.suspended; }
 
 MemoryType memoryTypeOf(const void *ptr) {
+  // The query is no part of the program: a capture it observes must not see it (nor fail on it).
+  if (capturesUnderway() > 0)
+    return MemoryType::Unknown;
   ScopedCoreCall own;
   // Never touch the runtime's last-error slot while it holds an error that the program may still read.
   if (cudaPeekAtLastError() != cudaSuccess)

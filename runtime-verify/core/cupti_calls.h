@@ -29,6 +29,12 @@ struct CudaCallClient {
   // Optional: whether calls on the calling thread are wanted now, asked before a call is described (which
   // costs pointer queries), so that threads the client does not watch pay nothing more.
   bool (*wantsThread)() = nullptr;
+  // Optional: at the exit of any runtime call, or driver call made outside runtime calls, that returns a
+  // stream capture error (cuda_call.h: captureErrorName), with that error, on the calling thread. Not for
+  // the calls whose value is no failure of their own (cuda_call.h: returnsNoFailure). Setting it enables
+  // every callback of the runtime and driver domains (cuptiEnableDomain), so that calls the client does not
+  // otherwise want (kernel launches, allocations) are seen too; onEnter and onExit still get only the wanted.
+  void (*onCaptureError)(const CudaCall &call, int error) = nullptr;
 };
 
 class CuptiSubscription {
@@ -62,7 +68,13 @@ public:
 };
 
 // The memory type of ptr, asked with cudaPointerGetAttributes; Unknown when the runtime holds an error the
-// program has not read yet (the query would clear it) or the query fails.
+// program has not read yet (the query would clear it), while a stream capture is under way (capturesUnderway:
+// the query must not fail the capture it observes), or when the query fails.
 MemoryType memoryTypeOf(const void *ptr);
+
+// How many stream captures the process has begun and not ended (cudaStreamBeginCapture*,
+// cuStreamBeginCapture* that succeeded, less cudaStreamEndCapture and cuStreamEndCapture that ended one), as
+// seen by a subscription whose client has onCaptureError; 0 without one.
+int capturesUnderway();
 
 } // namespace torch_sync::runtime

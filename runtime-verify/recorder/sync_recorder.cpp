@@ -39,12 +39,13 @@ namespace {
 using runtime::CudaCall;
 
 struct RawKey {
-  std::string signal, api, blocksHost, kind, hostMemory, measured;
+  std::string signal, api, blocksHost, kind, hostMemory, measured, error, capture;
   bool mainThread = true;
   std::vector<uintptr_t> frames; // return addresses, innermost first
   bool operator<(const RawKey &o) const {
-    return std::tie(signal, api, blocksHost, kind, hostMemory, measured, mainThread, frames) <
-           std::tie(o.signal, o.api, o.blocksHost, o.kind, o.hostMemory, o.measured, o.mainThread, o.frames);
+    return std::tie(signal, api, blocksHost, kind, hostMemory, measured, error, capture, mainThread, frames) <
+           std::tie(o.signal, o.api, o.blocksHost, o.kind, o.hostMemory, o.measured, o.error, o.capture,
+                    o.mainThread, o.frames);
   }
 };
 
@@ -134,8 +135,10 @@ void onEnter(const CudaCall &call) {
   if (runtime::isWatchedApi(call.api))
     recordEvent("cupti", call.api, blocksHostOf(call), kindOf(call),
                 runtime::memoryTypeName(call.hostMemory));
+  // Not while a stream capture is under way: the probe's sleep kernel and event would join the capture (or
+  // fail it).
   if (!runtime::hostWaitEnabled() || pendingProbe.active || call.nullPointer || !isProbedApi(call.api) ||
-      !stillToProbe())
+      runtime::capturesUnderway() > 0 || !stillToProbe())
     return;
   runtime::ScopedCoreCall own;
   // Driver calls outside runtime calls run on the legacy default stream unless they name one.
@@ -157,9 +160,18 @@ void onExit(const CudaCall &call) {
                 runtime::memoryTypeName(call.hostMemory), *waited ? "waited" : "returned");
 }
 
+// A call that failed a stream capture (or, cudaErrorStreamCaptureInvalidated, reported an earlier failure of
+// its capture): a "capture_failure" event, its "capture" the "cause" or a "consequence".
+void onCaptureError(const CudaCall &call, int error) {
+  if (finished.load(std::memory_order_relaxed))
+    return;
+  recordEvent("capture_failure", call.api, "null", {}, {}, {}, runtime::captureErrorName(error),
+              runtime::isCaptureConsequence(error) ? "consequence" : "cause");
+}
+
 std::string startCupti() {
   std::string error;
-  runtime::CudaCallClient client{wantsApi, onEnter, onExit};
+  runtime::CudaCallClient client{wantsApi, onEnter, onExit, nullptr, onCaptureError};
   // Never destroyed: the recorder watches the whole process, static destruction included.
   static auto *subscription = runtime::CuptiSubscription::start(client, error).release();
   return subscription ? "ok" : "error: " + error;
@@ -188,7 +200,7 @@ std::string jsonOrNull(const std::string &s) { return s.empty() ? "null" : jsonS
 struct Attributed {
   std::string file; // relative to the source root; empty when no frame lies in samples/
   int line = 0;
-  std::string signal, api, blocksHost, kind, hostMemory, measured;
+  std::string signal, api, blocksHost, kind, hostMemory, measured, error, capture;
   bool mainThread = true;
   std::string function, via, stack;
   // Every frame of the stack in a samples/ file, innermost first, as "samples/x.cpp:12": a sync inside a
@@ -197,10 +209,10 @@ struct Attributed {
   bool operator<(const Attributed &o) const {
     // Unattributed events last.
     return std::make_tuple(file.empty(), file, line, signal, api, blocksHost, kind, hostMemory, measured,
-                           !mainThread, via, function, stack, sampleFrames) <
+                           error, capture, !mainThread, via, function, stack, sampleFrames) <
            std::make_tuple(o.file.empty(), o.file, o.line, o.signal, o.api, o.blocksHost, o.kind,
-                           o.hostMemory, o.measured, !o.mainThread, o.via, o.function, o.stack,
-                           o.sampleFrames);
+                           o.hostMemory, o.measured, o.error, o.capture, !o.mainThread, o.via, o.function,
+                           o.stack, o.sampleFrames);
   }
 };
 
@@ -276,6 +288,8 @@ void writeObservations(const Ending &ending) {
     a.kind = key.kind;
     a.hostMemory = key.hostMemory;
     a.measured = key.measured;
+    a.error = key.error;
+    a.capture = key.capture;
     a.mainThread = key.mainThread;
     for (size_t i = 0; i < stack.size(); ++i) {
       if (stack[i].file.rfind(samplesPrefix, 0) != 0)
@@ -335,9 +349,11 @@ void writeObservations(const Ending &ending) {
   // source_root: the tree whose samples/ the file names are relative to, as this run saw it.
   std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
                jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
-  std::fprintf(out, "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s},\n",
+  // capture_failure: watched by the CUPTI subscription (onCaptureError).
+  std::fprintf(out,
+               "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s, \"capture_failure\": %s},\n",
                jsonString(s.cuptiStatus).c_str(), jsonString(s.sdmStatus).c_str(),
-               runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"");
+               runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"", jsonString(s.cuptiStatus).c_str());
   // A run that crashed: the events are those recorded before it ended.
   if (ending.how) {
     std::fprintf(out, "  \"ended\": {\"how\": %s", jsonString(ending.how).c_str());
@@ -355,6 +371,9 @@ void writeObservations(const Ending &ending) {
         first ? "" : ",", jsonString(a.signal).c_str(), jsonString(a.api).c_str(), jsonOrNull(a.kind).c_str(),
         jsonOrNull(a.hostMemory).c_str(), a.blocksHost.c_str(), jsonOrNull(a.measured).c_str(),
         a.mainThread ? "\"main\"" : "\"other\"");
+    if (!a.error.empty())
+      std::fprintf(out, "\"error\": %s, \"capture\": %s, ", jsonString(a.error).c_str(),
+                   jsonString(a.capture).c_str());
     if (a.file.empty())
       std::fprintf(out, "\"file\": null, \"line\": null, \"stack\": %s, ", jsonString(a.stack).c_str());
     else {
@@ -511,9 +530,12 @@ __attribute__((constructor)) void startRecorder() {
 } // namespace
 
 void recordEvent(const char *signal, const std::string &api, const char *blocksHost, const std::string &kind,
-                 const std::string &hostMemory, const std::string &measured) {
+                 const std::string &hostMemory, const std::string &measured, const std::string &error,
+                 const std::string &capture) {
   runtime::StackTrace stack = runtime::captureStack();
-  RawKey key{signal, api, blocksHost, kind, hostMemory, measured, syscall(SYS_gettid) == getpid(), {}};
+  RawKey key{
+      signal, api, blocksHost, kind, hostMemory, measured, error, capture, syscall(SYS_gettid) == getpid(),
+      {}};
   key.frames.assign(stack.frames, stack.frames + stack.size);
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

@@ -268,6 +268,37 @@ TEST(CoreBlocking, DocumentedAndMeasuredRules) {
   EXPECT_EQ(runtime::blocking(call("cudaMalloc")), Blocking::No);
 }
 
+// The recorder's capture_failure events (../../recorder/sync_recorder.cpp): which return values are stream
+// capture errors, which of them only report an earlier failure, and which calls' values are never failures.
+TEST(CoreCapture, CaptureErrorsByValue) {
+  EXPECT_STREQ(runtime::captureErrorName(900), "cudaErrorStreamCaptureUnsupported");
+  EXPECT_STREQ(runtime::captureErrorName(901), "cudaErrorStreamCaptureInvalidated");
+  EXPECT_STREQ(runtime::captureErrorName(906), "cudaErrorStreamCaptureImplicit");
+  EXPECT_STREQ(runtime::captureErrorName(907), "cudaErrorCapturedEvent");
+  EXPECT_STREQ(runtime::captureErrorName(908), "cudaErrorStreamCaptureWrongThread");
+  EXPECT_EQ(runtime::captureErrorName(0), nullptr);
+  EXPECT_EQ(runtime::captureErrorName(899), nullptr);
+  EXPECT_EQ(runtime::captureErrorName(909), nullptr); // cudaErrorTimeout
+  EXPECT_TRUE(runtime::isCaptureConsequence(901));
+  EXPECT_FALSE(runtime::isCaptureConsequence(900));
+  EXPECT_FALSE(runtime::isCaptureConsequence(906));
+}
+
+TEST(CoreCapture, CallsAndTheirRoles) {
+  for (const char *api :
+       {"cudaGetLastError", "cudaPeekAtLastError", "cudaGetErrorName", "cudaGetErrorString"})
+    EXPECT_TRUE(runtime::returnsNoFailure(api)) << api;
+  for (const char *api : {"cudaStreamSynchronize", "cudaMalloc", "cudaLaunchKernel", "cudaStreamEndCapture"})
+    EXPECT_FALSE(runtime::returnsNoFailure(api)) << api;
+  for (const char *api : {"cudaStreamBeginCapture", "cudaStreamBeginCapture_ptsz",
+                          "cudaStreamBeginCaptureToGraph", "cuStreamBeginCapture_v2"})
+    EXPECT_TRUE(runtime::beginsCapture(api)) << api;
+  EXPECT_FALSE(runtime::beginsCapture("cudaStreamEndCapture"));
+  for (const char *api : {"cudaStreamEndCapture", "cudaStreamEndCapture_ptsz", "cuStreamEndCapture"})
+    EXPECT_TRUE(runtime::endsCapture(api)) << api;
+  EXPECT_FALSE(runtime::endsCapture("cudaStreamIsCapturing"));
+}
+
 TEST(CoreBlocking, WatchedApis) {
   for (const char *api : {"cudaDeviceSynchronize", "cudaStreamSynchronize_ptsz", "cudaEventSynchronize",
                           "cudaMemcpyAsync_ptsz", "cuMemcpyDtoH_v2", "cudaFree", "cudaFreeHost",
