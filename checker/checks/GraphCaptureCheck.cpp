@@ -1,0 +1,283 @@
+//===--- GraphCaptureCheck.cpp - torch-sync-graph-capture -----------------===//
+
+#include "checks/GraphCaptureCheck.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+using namespace clang::ast_matchers;
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+/// The ids of a function definition and of a capture's begin.
+constexpr llvm::StringLiteral FunctionId = "function";
+constexpr llvm::StringLiteral BeginId = "begin";
+
+/// The names a capture_begin function may be declared under: the api list's,
+/// and for the CUDA API functions their suffixed names
+/// ('cuStreamBeginCapture_v2').
+std::vector<std::string> captureBeginNames() {
+  std::vector<std::string> Names;
+  for (StringRef Name : apiList(ApiList::CaptureBeginFunctions)) {
+    Names.push_back(Name.str());
+    if (!Name.drop_front(2).contains("::"))
+      for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
+        Names.push_back((Name + Suffix).str());
+  }
+  return Names;
+}
+
+/// Whether the kernel launch \p Launch goes to the legacy default stream: no
+/// stream argument, or a null one, where the default stream is not per
+/// thread (clang's -fgpu-default-stream=per-thread).
+bool launchesOnLegacyStream(const CUDAKernelCallExpr &Launch,
+                            ASTContext &Context) {
+  if (Context.getLangOpts().GPUDefaultStream ==
+      LangOptions::GPUDefaultStreamKind::PerThread)
+    return false;
+  const CallExpr *Config = Launch.getConfig();
+  if (!Config)
+    return false;
+  if (Config->getNumArgs() < 4)
+    return true;
+  const Expr *Stream = Config->getArg(3);
+  if (isa<CXXDefaultArgExpr>(Stream))
+    return true;
+  return Stream->IgnoreParenImpCasts()->isNullPointerConstant(
+      Context, Expr::NPC_ValueDependentIsNotNull);
+}
+
+/// The name diagnostics give a kernel launch: 'kernel<<<...>>>'.
+std::string launchName(const CUDAKernelCallExpr &Launch) {
+  const FunctionDecl *Kernel = Launch.getDirectCallee();
+  return (Kernel ? Kernel->getNameAsString() : std::string("kernel")) +
+         "<<<...>>>";
+}
+
+} // namespace
+
+void GraphCaptureCheck::onStartOfTranslationUnit() {
+  SyncCheckBase::onStartOfTranslationUnit();
+  Functions.clear();
+  BeginsCapture = false;
+  Unit = nullptr;
+  Reported.clear();
+  Summaries.reset();
+  Regions.reset();
+}
+
+void GraphCaptureCheck::registerSyncMatchers(MatchFinder *Finder) {
+  // The functions whose control flow is followed: not the compiler's own,
+  // nor those in system headers (LibTorch's, CUDA's).
+  Finder->addMatcher(functionDecl(isDefinition(), unless(isImplicit()),
+                                  unless(isExpansionInSystemHeader()))
+                         .bind(FunctionId),
+                     this);
+  std::vector<std::string> Names = captureBeginNames();
+  Finder->addMatcher(
+      callExpr(callee(functionDecl(hasAnyName(
+                   std::vector<StringRef>(Names.begin(), Names.end())))))
+          .bind(BeginId),
+      this);
+}
+
+void GraphCaptureCheck::checkSync(const MatchFinder::MatchResult &Result) {
+  Unit = Result.Context;
+  if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId))
+    Functions.push_back(Function);
+  if (Result.Nodes.getNodeAs<CallExpr>(BeginId))
+    BeginsCapture = true;
+}
+
+void GraphCaptureCheck::onEndOfTranslationUnit() {
+  if (BeginsCapture && Unit) {
+    ASTContext &Context = *Unit;
+    SyncSummaries &Followed = summaries(Context);
+    Regions = std::make_unique<CaptureRegions>(
+        Context, [&Followed](const FunctionDecl &Function) {
+          return Followed.followedDefinition(Function) != nullptr;
+        });
+    for (const FunctionDecl *Function : Functions)
+      Regions->forEachCapturedElement(
+          *Function, [&](const CapturedElement &Element) {
+            checkElement(Element, *Function, Context);
+          });
+  }
+  Functions.clear();
+  Regions.reset();
+  Summaries.reset();
+  SyncCheckBase::onEndOfTranslationUnit();
+}
+
+SyncSummaries &GraphCaptureCheck::summaries(ASTContext &Context) {
+  if (!Summaries) {
+    SyncSummaries::Options Opts;
+    Opts.Rules = syncRules();
+    Opts.IsIntended = [this](const FunctionDecl &Function) {
+      return isIntendedFunction(Function);
+    };
+    Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
+      return isInLibraryHeader(Loc, Context.getSourceManager());
+    };
+    Opts.Branches = conditionalBranches();
+    Summaries = std::make_unique<SyncSummaries>(Context, devices(Context),
+                                                std::move(Opts));
+  }
+  return *Summaries;
+}
+
+void GraphCaptureCheck::checkElement(const CapturedElement &Element,
+                                     const FunctionDecl &Function,
+                                     ASTContext &Context) {
+  const OpenCapture &Capture = Element.Open.front();
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(Element.Call)) {
+    if (reportDirectSync(*Call, Capture, Context) ||
+        reportRefusedCall(*Call, Element, Context))
+      return;
+    // A lambda called where it is written is followed like any function.
+    reportReachedSync(writtenCallSite(*Call, Context), Capture, Context);
+    return;
+  }
+  // A construction, or a variable's destructor at its scope's end.
+  for (const CallSite &Site : implicitCalls(Function, Context))
+    if ((Element.Call && Site.Kind == CallSite::Construction &&
+         Site.Anchor == Element.Call) ||
+        (Element.Destroyed && Site.Kind == CallSite::ScopeEndDestruction &&
+         Site.Variable == Element.Destroyed))
+      reportReachedSync(Site, Capture, Context);
+}
+
+bool GraphCaptureCheck::claimPlace(const Expr &Call, ASTContext &Context,
+                                   SourceLocation At) {
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = At.isValid() ? At : callLocation(Call, SM);
+  if (!isReportablePlace(Call, Context, At))
+    return false;
+  return Reported.insert(SM.getFileLoc(Loc).getRawEncoding()).second;
+}
+
+unsigned GraphCaptureCheck::beginLine(const OpenCapture &Capture,
+                                      ASTContext &Context) const {
+  const SourceManager &SM = Context.getSourceManager();
+  return SM.getPresumedLineNumber(
+      SM.getExpansionLoc(callLocation(*Capture.Begin, SM)));
+}
+
+void GraphCaptureCheck::noteBegin(const OpenCapture &Capture,
+                                  ASTContext &Context) {
+  const SourceManager &SM = Context.getSourceManager();
+  diag(SM.getFileLoc(callLocation(*Capture.Begin, SM)),
+       "the capture begins here", DiagnosticIDs::Note);
+}
+
+bool GraphCaptureCheck::reportDirectSync(const CallExpr &Call,
+                                         const OpenCapture &Capture,
+                                         ASTContext &Context) {
+  std::optional<CallSync> Sync =
+      findCallSync(Call, devices(Context), Context, syncRules());
+  if (!Sync)
+    return false;
+  // An explicit wait waits for a device whatever its arguments; a tensor
+  // provably on the CPU is no sync (findCallSync), one of unknown device
+  // follows ReportUnknownDevice.
+  if (Sync->Category != SyncCategory::Explicit &&
+      !isReportableDevice(Sync->Device))
+    return true;
+  // A message built for a failure runs only when the program fails anyway.
+  if (isFailureMessage(Call, Context) || !claimPlace(Call, Context))
+    return true;
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = callLocation(Call, SM);
+  diag(Loc, "'%0' synchronizes with the device inside the CUDA graph capture "
+            "begun at line %1, which fails at run time (operation not "
+            "permitted when stream is capturing)")
+      << Sync->Name << beginLine(Capture, Context);
+  diag(SM.getFileLoc(Loc),
+       "consider keeping the value on the device, or moving the call before "
+       "the capture begins or after it ends",
+       DiagnosticIDs::Note);
+  noteBegin(Capture, Context);
+  return true;
+}
+
+bool GraphCaptureCheck::reportRefusedCall(const CallExpr &Call,
+                                          const CapturedElement &Element,
+                                          ASTContext &Context) {
+  const CaptureFact *Fact = nullptr;
+  std::string Name;
+  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(&Call)) {
+    if (launchesOnLegacyStream(*Launch, Context))
+      Fact = findCaptureLaunchFact(CaptureLaunch::LegacyStream);
+    Name = launchName(*Launch);
+  } else if (const FunctionDecl *Callee = Call.getDirectCallee()) {
+    Fact = findCaptureFact(*Callee);
+    Name = diagnosticName(*Callee);
+  }
+  if (!Fact)
+    return false;
+  // A call that relaxed mode permits fails only a capture in another mode.
+  const OpenCapture *Refusing = &Element.Open.front();
+  if (Fact->RelaxedModeAllows) {
+    auto Strict = llvm::find_if(
+        Element.Open, [](const OpenCapture &Open) { return !Open.Relaxed; });
+    if (Strict == Element.Open.end())
+      return true;
+    Refusing = &*Strict;
+  }
+  if (!claimPlace(Call, Context))
+    return true;
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = callLocation(Call, SM);
+  diag(Loc, "'%0' inside the CUDA graph capture begun at line %1 %2; the "
+            "capture fails at run time")
+      << Name << beginLine(*Refusing, Context) << Fact->Effect;
+  diag(SM.getFileLoc(Loc), "consider %0", DiagnosticIDs::Note)
+      << Fact->Alternative;
+  noteBegin(*Refusing, Context);
+  return true;
+}
+
+void GraphCaptureCheck::reportReachedSync(const CallSite &Site,
+                                          const OpenCapture &Capture,
+                                          ASTContext &Context) {
+  if (!Site.Callee || !Site.Anchor)
+    return;
+  SyncSummaries &Followed = summaries(Context);
+  const FunctionDecl *Definition = Followed.followedDefinition(*Site.Callee);
+  if (!Definition)
+    return;
+  std::optional<SyncPath> Path = Followed.reachedSync(
+      Site, *Definition,
+      /*UnknownDevice=*/isReportableDevice(DeviceKind::Unknown));
+  if (!Path || !claimPlace(*Site.Anchor, Context, Site.Loc))
+    return;
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc =
+      Site.Loc.isValid() ? Site.Loc : callLocation(*Site.Anchor, SM);
+  const FunctionDecl *Next = Path->Through.Callee;
+  std::string Inner = Path->Levels == 1 || !Next
+                          ? Path->SyncName
+                          : Next->getQualifiedNameAsString();
+  diag(Loc, "'%0' calls '%1' in its body, which synchronizes inside the CUDA "
+            "graph capture begun at line %2; the capture fails at run time "
+            "(operation not permitted when stream is capturing)")
+      << Site.Callee->getQualifiedNameAsString() << Inner
+      << beginLine(Capture, Context);
+  diag(SM.getFileLoc(Loc),
+       "consider a variant that keeps the value on the device, or calling it "
+       "before the capture begins or after it ends",
+       DiagnosticIDs::Note);
+  noteBegin(Capture, Context);
+  SourceLocation Through = Path->Through.Loc.isValid()
+                               ? Path->Through.Loc
+                               : callLocation(*Path->Through.Anchor, SM);
+  diag(Through, "'%0' synchronizes here", DiagnosticIDs::Note) << Inner;
+  if (Path->Levels > 1)
+    diag(callLocation(*Path->Sync, SM), "'%0' synchronizes here, %1 calls deep",
+         DiagnosticIDs::Note)
+        << Path->SyncName << Path->Levels;
+}
+
+} // namespace clang::tidy::torch_sync
