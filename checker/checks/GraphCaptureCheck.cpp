@@ -194,10 +194,15 @@ bool GraphCaptureCheck::reportDirectSync(const CallExpr &Call,
             "begun at line %1, which fails at run time (operation not "
             "permitted when stream is capturing)")
       << Sync->Name << beginLine(Capture, Context);
+  // A wait has no value to keep on the device: the captured work runs in
+  // stream order when the graph is replayed.
   diag(SM.getFileLoc(Loc),
-       "consider keeping the value on the device, or moving the call before "
-       "the capture begins or after it ends",
-       DiagnosticIDs::Note);
+       "consider %select{keeping the value on the device, "
+       "or moving the call|removing the wait from the "
+       "captured code, or moving it}0 before the capture "
+       "begins or after it ends",
+       DiagnosticIDs::Note)
+      << (Sync->Category == SyncCategory::Explicit);
   noteBegin(Capture, Context);
   return true;
 }
