@@ -85,8 +85,12 @@ void GraphCaptureCheck::registerSyncMatchers(MatchFinder *Finder) {
 
 void GraphCaptureCheck::checkSync(const MatchFinder::MatchResult &Result) {
   Unit = Result.Context;
+  // LibTorch's and other libraries' bodies are never reported in; a capture
+  // they begin is seen through the summary of the project's call.
   if (const auto *Function = Result.Nodes.getNodeAs<FunctionDecl>(FunctionId))
-    Functions.push_back(Function);
+    if (!isInLibraryHeader(Function->getLocation(),
+                           Result.Context->getSourceManager()))
+      Functions.push_back(Function);
   if (Result.Nodes.getNodeAs<CallExpr>(BeginId))
     BeginsCapture = true;
 }

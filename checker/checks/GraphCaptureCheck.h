@@ -30,6 +30,8 @@ public:
   void onEndOfTranslationUnit() override;
 
 protected:
+  /// A capture fails in a loop or not: LoopsOnly does not apply.
+  bool limitsToLoops() const override { return false; }
   void registerSyncMatchers(ast_matchers::MatchFinder *Finder) override;
   /// Collects the function definitions, and notes a capture's begin.
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;

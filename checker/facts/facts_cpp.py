@@ -10,9 +10,9 @@
 The advice by use (advice_by_use) becomes UseAdvice initialisers naming the ValueUse enumerators of SyncFacts.h;
 check_value_uses() stops the generator when the table and the enumeration name different uses.
 
-SYNC_FACT_FIELDS, MEASURED_SYNC_FIELDS and CAPTURE_FACT_FIELDS are the one list of the structs' fields: each initialiser names every
-field, in the order of checker/facts/SyncFacts.h, and check_struct_fields() stops the generator when the header
-declares other fields or another order.
+SYNC_FACT_FIELDS, MEASURED_SYNC_FIELDS and CAPTURE_FACT_FIELDS are the one list of the structs' fields: each
+initialiser names every field, in the order of checker/facts/SyncFacts.h, and check_struct_fields() stops the
+generator when the header declares other fields or another order.
 """
 import os
 import re

@@ -3,6 +3,9 @@
 // OLDER-LIBTORCH: at::cuda::CUDAGraph of both releases (1.13's capture_begin has no mode), the CPU build's CUDA stand-in
 // RUN: %check_torch_sync --checks=-*,torch-sync-graph-capture --temp %t %s -- \
 // RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags
+// LoopsOnly does not apply: a capture fails outside loops too.
+// RUN: %torch_sync_tidy --checks=-*,torch-sync-graph-capture --config="{CheckOptions: {LoopsOnly: true}}" %s -- \
+// RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags 2>&1 | %FileCheck --check-prefix=LOOPS %s
 // Invalid code: a compiler error, no crash.
 // RUN: %not %torch_sync_tidy --checks=-*,torch-sync-graph-capture %s -- -DBROKEN \
 // RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags 2>&1 | %FileCheck --check-prefix=BROKEN %s
@@ -30,8 +33,9 @@ void positiveDirectSyncs(CUDAGraph &graph, const at::Tensor &t,
   // CHECK-MESSAGES: :[[@LINE-1]]:15: warning: 'item' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-2]], which fails at run time (operation not permitted when stream is capturing) [torch-sync-graph-capture]
   // CHECK-MESSAGES: :[[@LINE-2]]:15: note: consider keeping the value on the device, or moving the call before the capture begins or after it ends
   // CHECK-MESSAGES: :[[@LINE-4]]:9: note: the capture begins here
+  // LOOPS: graph-capture.cpp:[[@LINE-4]]:15: warning: 'item' synchronizes with the device inside the CUDA graph capture
   at::Tensor idx = at::nonzero(t);
-  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'at::nonzero' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-6]]
+  // CHECK-MESSAGES: :[[@LINE-1]]:20: warning: 'at::nonzero' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-7]]
   at::Tensor picked = t.index({mask.gt(0)});
   // CHECK-MESSAGES: :[[@LINE-1]]:25: warning: 'index' synchronizes with the device inside the CUDA graph capture
   at::Tensor host = t.cpu();
