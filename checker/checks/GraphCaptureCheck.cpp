@@ -268,11 +268,11 @@ void GraphCaptureCheck::reportReachedSync(const CallSite &Site,
   const FunctionDecl *Next = Path->Through.Callee;
   std::string Inner = Path->Levels == 1 || !Next
                           ? Path->SyncName
-                          : Next->getQualifiedNameAsString();
+                          : diagnosticFunctionName(*Next, SM);
   diag(Loc, "'%0' calls '%1' in its body, which synchronizes inside the CUDA "
             "graph capture begun at line %2; the capture fails at run time "
             "(operation not permitted when stream is capturing)")
-      << Site.Callee->getQualifiedNameAsString() << Inner
+      << diagnosticFunctionName(*Site.Callee, SM) << Inner
       << beginLine(Capture, Context);
   diag(SM.getFileLoc(Loc),
        "consider a variant that keeps the value on the device, or calling it "

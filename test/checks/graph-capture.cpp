@@ -270,6 +270,32 @@ void negativeInactiveBranch(CUDAGraph &graph, const at::Tensor &t) {
   graph.capture_end();
 }
 
+// Calls not written as calls, and lambdas: a constructor and a destructor
+// that sync, a lambda called inside the capture.
+struct Reader {
+  explicit Reader(const at::Tensor &t) : value(t.item<float>()) {}
+  float value;
+};
+struct SyncOnExit {
+  at::Tensor t;
+  ~SyncOnExit() { t.item<float>(); }
+};
+
+void positiveImplicitCalls(CUDAGraph &graph, const at::Tensor &t) {
+  graph.capture_begin();
+  Reader reader(t);
+  // CHECK-MESSAGES: :[[@LINE-1]]:10: warning: 'Reader::Reader' calls 'item' in its body, which synchronizes inside the CUDA graph capture begun at line [[@LINE-2]]
+  {
+    SyncOnExit guard{t};
+  }
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'SyncOnExit::~SyncOnExit' calls 'item' in its body, which synchronizes inside the CUDA graph capture begun at line [[@LINE-6]]
+  auto read = [&] { return t.item<float>(); };
+  float v = read();
+  // CHECK-MESSAGES: :[[@LINE-1]]:13: warning: 'lambda in positiveImplicitCalls' calls 'item' in its body, which synchronizes inside the CUDA graph capture begun at line [[@LINE-9]]
+  graph.capture_end();
+  Reader after(t);
+}
+
 #ifdef BROKEN
 struct BrokenScope {
   explicit BrokenScope(CUDAGraph &graph) : graph_(graph) {
