@@ -209,7 +209,10 @@ private:
     const Summary &Callees = Regions.summary(*Definition);
     for (const std::string &Key : Callees.Closes)
       close(mapKey(Key, ObjectKey, Arguments), State, Unmatched);
+    // A destructor (no site) that begins a capture is not followed.
     for (const OpenCapture &Opened : Callees.Opens) {
+      if (!Site)
+        break;
       std::string Key = mapKey(Opened.Key, ObjectKey, Arguments);
       if (!Key.empty())
         open(OpenCapture{Key, Site, Opened.Relaxed}, State);
