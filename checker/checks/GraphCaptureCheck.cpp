@@ -222,7 +222,11 @@ bool GraphCaptureCheck::reportRefusedCall(const CallExpr &Call,
     Name = launchName(*Launch);
   } else if (const FunctionDecl *Callee = Call.getDirectCallee()) {
     Fact = findCaptureFact(*Callee);
-    Name = diagnosticName(*Callee);
+    // A CUDA API function by its documented name ('cuMemAlloc', declared
+    // as 'cuMemAlloc_v2'), any other as the other checks name it.
+    StringRef Documented = Fact ? Fact->Function.drop_front(2) : "";
+    Name = Fact && !Documented.contains("::") ? Documented.str()
+                                              : diagnosticName(*Callee);
   }
   if (!Fact)
     return false;

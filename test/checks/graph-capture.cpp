@@ -12,6 +12,7 @@
 // BROKEN: error: unknown type name 'MissingType'
 // BROKEN-NOT: Stack dump
 
+#include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <ATen/TensorIndexing.h>
 #include <ATen/core/Tensor.h>
@@ -223,6 +224,16 @@ void positiveTorchStream(const at::Tensor &t) {
   c10::cuda::getCurrentCUDAStream().synchronize();
 }
 
+// LibTorch's event (c10::cuda::CUDAEvent from 2.0 on, at::cuda::CUDAEvent
+// before): query() in a capture, and after it.
+void positiveTorchEvent(CUDAGraph &graph, at::cuda::CUDAEvent &event) {
+  graph.capture_begin();
+  bool done = event.query();
+  // CHECK-MESSAGES: :[[@LINE-1]]:21: warning: 'query' inside the CUDA graph capture begun at line [[@LINE-2]] queries the event with cudaEventQuery
+  graph.capture_end();
+  bool after = event.query();
+}
+
 // The driver API (declared as cuStreamBeginCapture_v2).
 void positiveDriver(CUstream stream) {
   CUgraph graph;
@@ -231,6 +242,19 @@ void positiveDriver(CUstream stream) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-2]]
   cuStreamEndCapture(stream, &graph);
   cuStreamSynchronize(stream);
+}
+
+// The driver's allocation (declared as cuMemAlloc_v2), refused outside
+// relaxed mode.
+void positiveDriverAlloc(CUstream stream, CUdeviceptr *buffer) {
+  CUgraph graph;
+  cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  cuMemAlloc(buffer, 256);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemAlloc' inside the CUDA graph capture begun at line [[@LINE-2]] allocates device memory
+  cuStreamEndCapture(stream, &graph);
+  cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_RELAXED);
+  cuMemAlloc(buffer, 256);
+  cuStreamEndCapture(stream, &graph);
 }
 
 // Macros: the capture's bounds and the sync written through them.
