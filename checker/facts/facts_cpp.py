@@ -188,7 +188,9 @@ def write_resolve_test(table, out):
         return " || ".join(conds)
 
     n = 0
-    for fact in table["facts"]:
+    # The facts, and the capture facts that name a function (their other fields are none of a fact's).
+    named = table["facts"] + [f for f in table.get("capture_facts") or [] if f.get("function")]
+    for fact in named:
         versions = fact.get("versions", HEADER_VERSIONS)
         n += 1
         condition = guard(versions)

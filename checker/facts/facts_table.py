@@ -14,7 +14,8 @@ FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "sourc
                "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
                "alternative_in_loop", "thrust", "async_copy"}
 USE_FIELDS = {"use", "enumerator", "what", "alternative"}
-CAPTURE_FIELDS = {"function", "launch", "effect", "alternative", "source", "relaxed_mode_allows", "measured"}
+CAPTURE_FIELDS = {"function", "launch", "effect", "alternative", "source", "relaxed_mode_allows", "measured",
+                  "versions"}
 CAPTURE_LAUNCHES = {"legacy-stream": "LegacyStream"}
 THRUST_KINDS = {"returns-to-host": "ReturnsToHost", "launches": "Launches", "searches": "Searches"}
 # The condition of a census 'depends' row that synchronized on its non-empty inputs only.
@@ -106,6 +107,9 @@ def check_capture_facts(capture_facts):
                 raise TableError(f"{where}: no '{field}'")
         if not (fact["alternative"][:1].islower() or fact["alternative"][:1] == "'"):
             raise TableError(f"{where}: the alternative follows 'consider ', lower-case or a quoted name")
+        for v in fact.get("versions", HEADER_VERSIONS):
+            if v not in HEADER_VERSIONS:
+                raise TableError(f"{where}: version {v} is not one the tests parse ({HEADER_VERSIONS})")
 
 
 def per_condition(text):
