@@ -1,7 +1,8 @@
 // REQUIRES: cuda-headers
 // SMOKE: torch-sync-graph-capture's CFG analysis on this release's AST (capture regions, RAII scopes, destructors)
-// OLDER-LIBTORCH: at::cuda::CUDAGraph of both releases (1.13's capture_begin has no mode), the CPU build's CUDA stand-in
-// RUN: %check_torch_sync --checks=-*,torch-sync-graph-capture --temp %t %s -- \
+// OLDER-LIBTORCH: at::cuda::CUDAGraph of both releases (the LIBTORCH2 lines: 1.13's capture_begin has no mode), the CPU build's CUDA stand-in
+// RUN: %check_torch_sync --checks=-*,torch-sync-graph-capture --temp %t \
+// RUN:   --check-suffix=,%if libtorch-1.x %{LIBTORCH1%} %else %{LIBTORCH2%} %s -- \
 // RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags
 // LoopsOnly does not apply: a capture fails outside loops too.
 // RUN: %torch_sync_tidy --checks=-*,torch-sync-graph-capture --config="{CheckOptions: {LoopsOnly: true}}" %s -- \
@@ -21,6 +22,7 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <torch/version.h>
 
 using at::cuda::CUDAGraph;
 
@@ -209,6 +211,21 @@ void positiveRelaxed(cudaStream_t stream, cudaEvent_t event) {
   // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamQuery' inside the CUDA graph capture begun at line [[@LINE-4]]
   cudaStreamEndCapture(stream, &graph);
 }
+
+// CUDAGraph's capture mode (LibTorch 2.x: 1.13's capture_begin takes none):
+// relaxed permits the allocation, the default (global) mode does not.
+#if TORCH_VERSION_MAJOR >= 2
+void positiveGraphCaptureModes(CUDAGraph &graph) {
+  void *buffer = nullptr;
+  graph.capture_begin({0, 0}, cudaStreamCaptureModeRelaxed);
+  cudaMalloc(&buffer, 256);
+  graph.capture_end();
+  graph.capture_begin({0, 0});
+  cudaMalloc(&buffer, 256);
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:3: warning: 'cudaMalloc' inside the CUDA graph capture begun at line [[@LINE-2]] allocates device memory
+  graph.capture_end();
+}
+#endif
 
 // LibTorch's stream: the capture on 'getCurrentCUDAStream()' spelt the same
 // way at both ends.
