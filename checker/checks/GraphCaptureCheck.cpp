@@ -103,11 +103,20 @@ void GraphCaptureCheck::onEndOfTranslationUnit() {
         Context, [&Followed](const FunctionDecl &Function) {
           return Followed.followedDefinition(Function) != nullptr;
         });
-    for (const FunctionDecl *Function : Functions)
+    for (const FunctionDecl *Function : Functions) {
+      // The function's implicit calls, read once, when a construction or
+      // destruction is captured.
+      std::optional<llvm::SmallVector<CallSite, 8>> Implicit;
       Regions->forEachCapturedElement(
           *Function, [&](const CapturedElement &Element) {
-            checkElement(Element, *Function, Context);
+            if (!Implicit && !isa_and_nonnull<CallExpr>(Element.Call))
+              Implicit = implicitCalls(*Function, Context);
+            checkElement(Element,
+                         Implicit ? llvm::ArrayRef<CallSite>(*Implicit)
+                                  : llvm::ArrayRef<CallSite>(),
+                         Context);
           });
+    }
   }
   Functions.clear();
   Regions.reset();
@@ -133,7 +142,7 @@ SyncSummaries &GraphCaptureCheck::summaries(ASTContext &Context) {
 }
 
 void GraphCaptureCheck::checkElement(const CapturedElement &Element,
-                                     const FunctionDecl &Function,
+                                     llvm::ArrayRef<CallSite> ImplicitCalls,
                                      ASTContext &Context) {
   const OpenCapture &Capture = Element.Open.front();
   if (const auto *Call = dyn_cast_or_null<CallExpr>(Element.Call)) {
@@ -145,7 +154,7 @@ void GraphCaptureCheck::checkElement(const CapturedElement &Element,
     return;
   }
   // A construction, or a variable's destructor at its scope's end.
-  for (const CallSite &Site : implicitCalls(Function, Context))
+  for (const CallSite &Site : ImplicitCalls)
     if ((Element.Call && Site.Kind == CallSite::Construction &&
          Site.Anchor == Element.Call) ||
         (Element.Destroyed && Site.Kind == CallSite::ScopeEndDestruction &&

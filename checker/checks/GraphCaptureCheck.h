@@ -37,9 +37,11 @@ protected:
   void checkSync(const ast_matchers::MatchFinder::MatchResult &Result) override;
 
 private:
-  /// Reports what fails the captures open before \p Element of \p Function.
+  /// Reports what fails the captures open before \p Element, a call, or a
+  /// construction or destruction among the function's \p ImplicitCalls.
   void checkElement(const CapturedElement &Element,
-                    const FunctionDecl &Function, ASTContext &Context);
+                    llvm::ArrayRef<CallSite> ImplicitCalls,
+                    ASTContext &Context);
   /// Reports \p Call when it synchronizes (findCallSync); whether it does.
   bool reportDirectSync(const CallExpr &Call, const OpenCapture &Capture,
                         ASTContext &Context);
