@@ -2,10 +2,12 @@
 
 #include "analysis/GraphCapture.h"
 #include "analysis/ImplicitCalls.h"
+#include "analysis/RunCondition.h"
 #include "facts/SyncFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -91,7 +93,36 @@ bool isRelaxedMode(const Expr *Mode) {
 /// which no caller can name (a summary leaves it out).
 bool isLocalKey(llvm::StringRef Key) { return Key.starts_with("l"); }
 
+/// Whether the kernel launch \p Launch goes to the legacy default stream.
+bool launchesOnLegacyStream(const CUDAKernelCallExpr &Launch,
+                            const ASTContext &Context) {
+  if (Context.getLangOpts().GPUDefaultStream ==
+      LangOptions::GPUDefaultStreamKind::PerThread)
+    return false;
+  const CallExpr *Config = Launch.getConfig();
+  if (!Config)
+    return false;
+  // __cudaPushCallConfiguration(grid, block, shared memory, stream).
+  if (Config->getNumArgs() < 4)
+    return true;
+  const Expr *Stream = Config->getArg(3);
+  if (isa<CXXDefaultArgExpr>(Stream))
+    return true;
+  return Stream->IgnoreParenImpCasts()->isNullPointerConstant(
+      const_cast<ASTContext &>(Context), Expr::NPC_ValueDependentIsNotNull);
+}
+
 } // namespace
+
+const CaptureFact *refusingFact(const CallExpr &Call,
+                                const ASTContext &Context) {
+  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(&Call))
+    return launchesOnLegacyStream(*Launch, Context)
+               ? findCaptureLaunchFact(CaptureLaunch::LegacyStream)
+               : nullptr;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  return Callee ? findCaptureFact(*Callee) : nullptr;
+}
 
 struct CaptureRegions::Summary {
   /// The captures left open at the function's end (Begin unused).
@@ -346,6 +377,50 @@ CaptureRegions::summary(const FunctionDecl &Definition) {
   Summary &Stored = *Summaries[&Definition];
   Stored = std::move(Result);
   return Stored;
+}
+
+bool CaptureRegions::runsConditionally(const CallExpr &Call, const Stmt &Body) {
+  RunConditionResult Condition =
+      findRunCondition(Call, Context, /*Branches=*/nullptr, &Body);
+  return Condition.Never || Condition.Guard;
+}
+
+std::optional<RefusedPath>
+CaptureRegions::reachedRefusal(const FunctionDecl &Definition) {
+  auto [It, Inserted] = Refusals.try_emplace(&Definition);
+  if (!Inserted || !Definition.getBody())
+    return It->second;
+  std::optional<RefusedPath> Found;
+  using namespace ast_matchers;
+  auto Calls =
+      match(findAll(callExpr().bind("call")), *Definition.getBody(), Context);
+  for (const BoundNodes &Nodes : Calls) {
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    const CaptureFact *Fact = refusingFact(*Call, Context);
+    // A refused call under a flag ('if (!workspace_) cudaMalloc(...)', a
+    // lazy allocation that a warm-up before the capture has made) is left
+    // out: the helper may skip it in the capture.
+    if (Fact && !runsConditionally(*Call, *Definition.getBody())) {
+      Found = RefusedPath{Call, Fact, Call, 1};
+      break;
+    }
+  }
+  for (const BoundNodes &Nodes : Calls) {
+    if (Found)
+      break;
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Next = Callee ? Callee->getDefinition() : nullptr;
+    if (!Next || Next == &Definition || !IsFollowed(*Next) ||
+        runsConditionally(*Call, *Definition.getBody()))
+      continue;
+    if (std::optional<RefusedPath> Deeper = reachedRefusal(*Next))
+      Found =
+          RefusedPath{Deeper->Refused, Deeper->Fact, Call, Deeper->Levels + 1};
+  }
+  // The map may have grown: look the entry up again.
+  Refusals[&Definition] = Found;
+  return Found;
 }
 
 void CaptureRegions::forEachCapturedElement(

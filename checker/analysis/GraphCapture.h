@@ -33,15 +33,39 @@
 #include "llvm/ADT/SmallVector.h"
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace clang {
 class ASTContext;
+class CallExpr;
 class CFGElement;
 class Expr;
 class FunctionDecl;
+class Stmt;
 class VarDecl;
 namespace tidy::torch_sync {
+
+struct CaptureFact;
+
+/// The capture fact of \p Call (sync-facts.yaml 'capture_facts'): of its
+/// callee, or of a kernel launch on the legacy default stream (no stream, or
+/// a null one, unless the default stream is per thread:
+/// -fgpu-default-stream=per-thread); null for any other call.
+const CaptureFact *refusingFact(const CallExpr &Call,
+                                const ASTContext &Context);
+
+/// A call that a capture refuses, reached from a function's body.
+struct RefusedPath {
+  /// The refused call and its fact.
+  const CallExpr *Refused = nullptr;
+  const CaptureFact *Fact = nullptr;
+  /// The call in the body on the way: the refused call itself, or the call
+  /// of the next function.
+  const CallExpr *Through = nullptr;
+  /// How many calls deep the refused call is: 1 in the body itself.
+  unsigned Levels = 0;
+};
 
 /// One capture that may be open at a point of a function.
 struct OpenCapture {
@@ -85,9 +109,18 @@ public:
       const FunctionDecl &Function,
       llvm::function_ref<void(const CapturedElement &)> Visit);
 
+  /// A call that a capture refuses which \p Definition's body makes, in the
+  /// body or through the written calls of the functions it calls
+  /// (IsFollowed): one in the body itself before any deeper; std::nullopt
+  /// when there is none. A call under a flag of its body is left out.
+  std::optional<RefusedPath> reachedRefusal(const FunctionDecl &Definition);
+
 private:
   struct Summary;
   struct Analysis;
+  /// Whether \p Call runs only under a flag of \p Body, or never
+  /// (RunCondition.h).
+  bool runsConditionally(const CallExpr &Call, const Stmt &Body);
   /// The summary of \p Definition: the captures it leaves open and those it
   /// ends without beginning them. Computed once; empty during its own
   /// computation (recursion).
@@ -96,6 +129,8 @@ private:
   ASTContext &Context;
   std::function<bool(const FunctionDecl &)> IsFollowed;
   llvm::DenseMap<const FunctionDecl *, std::unique_ptr<Summary>> Summaries;
+  /// reachedRefusal's answers; std::nullopt also while one is computed.
+  llvm::DenseMap<const FunctionDecl *, std::optional<RefusedPath>> Refusals;
 };
 
 } // namespace tidy::torch_sync

@@ -29,31 +29,31 @@ std::vector<std::string> captureBeginNames() {
   return Names;
 }
 
-/// Whether the kernel launch \p Launch goes to the legacy default stream: no
-/// stream argument, or a null one, where the default stream is not per
-/// thread (clang's -fgpu-default-stream=per-thread).
-bool launchesOnLegacyStream(const CUDAKernelCallExpr &Launch,
-                            ASTContext &Context) {
-  if (Context.getLangOpts().GPUDefaultStream ==
-      LangOptions::GPUDefaultStreamKind::PerThread)
-    return false;
-  const CallExpr *Config = Launch.getConfig();
-  if (!Config)
-    return false;
-  if (Config->getNumArgs() < 4)
-    return true;
-  const Expr *Stream = Config->getArg(3);
-  if (isa<CXXDefaultArgExpr>(Stream))
-    return true;
-  return Stream->IgnoreParenImpCasts()->isNullPointerConstant(
-      Context, Expr::NPC_ValueDependentIsNotNull);
+/// The name diagnostics give the call \p Call that \p Fact refuses: a
+/// kernel launch as 'kernel<<<...>>>', a CUDA API function by its documented
+/// name ('cuMemAlloc', declared as 'cuMemAlloc_v2'), any other as the other
+/// checks name it.
+std::string refusedName(const CallExpr &Call, const CaptureFact &Fact) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  if (isa<CUDAKernelCallExpr>(Call))
+    return (Callee ? Callee->getNameAsString() : std::string("kernel")) +
+           "<<<...>>>";
+  StringRef Documented = Fact.Function.drop_front(2);
+  if (!Documented.contains("::") || !Callee)
+    return Documented.str();
+  return diagnosticName(*Callee);
 }
 
-/// The name diagnostics give a kernel launch: 'kernel<<<...>>>'.
-std::string launchName(const CUDAKernelCallExpr &Launch) {
-  const FunctionDecl *Kernel = Launch.getDirectCallee();
-  return (Kernel ? Kernel->getNameAsString() : std::string("kernel")) +
-         "<<<...>>>";
+/// The open capture that refuses a call of \p Fact before \p Element: any,
+/// or for a call that relaxed mode permits, one begun in another mode; null
+/// when none does.
+const OpenCapture *refusingCapture(const CaptureFact &Fact,
+                                   const CapturedElement &Element) {
+  if (!Fact.RelaxedModeAllows)
+    return &Element.Open.front();
+  auto Strict = llvm::find_if(
+      Element.Open, [](const OpenCapture &Open) { return !Open.Relaxed; });
+  return Strict == Element.Open.end() ? nullptr : &*Strict;
 }
 
 } // namespace
@@ -150,7 +150,8 @@ void GraphCaptureCheck::checkElement(const CapturedElement &Element,
         reportRefusedCall(*Call, Element, Context))
       return;
     // A lambda called where it is written is followed like any function.
-    reportReachedSync(writtenCallSite(*Call, Context), Capture, Context);
+    if (!reportReachedSync(writtenCallSite(*Call, Context), Capture, Context))
+      reportReachedRefusal(*Call, Element, Context);
     return;
   }
   // A construction, or a variable's destructor at its scope's end.
@@ -223,58 +224,40 @@ bool GraphCaptureCheck::reportDirectSync(const CallExpr &Call,
 bool GraphCaptureCheck::reportRefusedCall(const CallExpr &Call,
                                           const CapturedElement &Element,
                                           ASTContext &Context) {
-  const CaptureFact *Fact = nullptr;
-  std::string Name;
-  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(&Call)) {
-    if (launchesOnLegacyStream(*Launch, Context))
-      Fact = findCaptureLaunchFact(CaptureLaunch::LegacyStream);
-    Name = launchName(*Launch);
-  } else if (const FunctionDecl *Callee = Call.getDirectCallee()) {
-    Fact = findCaptureFact(*Callee);
-    // A CUDA API function by its documented name ('cuMemAlloc', declared
-    // as 'cuMemAlloc_v2'), any other as the other checks name it.
-    StringRef Documented = Fact ? Fact->Function.drop_front(2) : "";
-    Name = Fact && !Documented.contains("::") ? Documented.str()
-                                              : diagnosticName(*Callee);
-  }
+  const CaptureFact *Fact = refusingFact(Call, Context);
   if (!Fact)
     return false;
-  // A call that relaxed mode permits fails only a capture in another mode.
-  const OpenCapture *Refusing = &Element.Open.front();
-  if (Fact->RelaxedModeAllows) {
-    auto Strict = llvm::find_if(
-        Element.Open, [](const OpenCapture &Open) { return !Open.Relaxed; });
-    if (Strict == Element.Open.end())
-      return true;
-    Refusing = &*Strict;
-  }
-  if (!claimPlace(Call, Context))
+  const OpenCapture *Refusing = refusingCapture(*Fact, Element);
+  if (!Refusing || !claimPlace(Call, Context))
     return true;
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc = callLocation(Call, SM);
   diag(Loc, "'%0' inside the CUDA graph capture begun at line %1 %2; the "
             "capture fails at run time")
-      << Name << beginLine(*Refusing, Context) << Fact->Effect;
+      << refusedName(Call, *Fact) << beginLine(*Refusing, Context)
+      << Fact->Effect;
   diag(SM.getFileLoc(Loc), "consider %0", DiagnosticIDs::Note)
       << Fact->Alternative;
   noteBegin(*Refusing, Context);
   return true;
 }
 
-void GraphCaptureCheck::reportReachedSync(const CallSite &Site,
+bool GraphCaptureCheck::reportReachedSync(const CallSite &Site,
                                           const OpenCapture &Capture,
                                           ASTContext &Context) {
   if (!Site.Callee || !Site.Anchor)
-    return;
+    return false;
   SyncSummaries &Followed = summaries(Context);
   const FunctionDecl *Definition = Followed.followedDefinition(*Site.Callee);
   if (!Definition)
-    return;
+    return false;
   std::optional<SyncPath> Path = Followed.reachedSync(
       Site, *Definition,
       /*UnknownDevice=*/isReportableDevice(DeviceKind::Unknown));
-  if (!Path || !claimPlace(*Site.Anchor, Context, Site.Loc))
-    return;
+  if (!Path)
+    return false;
+  if (!claimPlace(*Site.Anchor, Context, Site.Loc))
+    return true;
   const SourceManager &SM = Context.getSourceManager();
   SourceLocation Loc =
       Site.Loc.isValid() ? Site.Loc : callLocation(*Site.Anchor, SM);
@@ -300,6 +283,45 @@ void GraphCaptureCheck::reportReachedSync(const CallSite &Site,
     diag(callLocation(*Path->Sync, SM), "'%0' synchronizes here, %1 calls deep",
          DiagnosticIDs::Note)
         << Path->SyncName << Path->Levels;
+  return true;
+}
+
+void GraphCaptureCheck::reportReachedRefusal(const CallExpr &Call,
+                                             const CapturedElement &Element,
+                                             ASTContext &Context) {
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  const FunctionDecl *Definition =
+      Callee ? summaries(Context).followedDefinition(*Callee) : nullptr;
+  if (!Definition)
+    return;
+  std::optional<RefusedPath> Path = Regions->reachedRefusal(*Definition);
+  if (!Path)
+    return;
+  const OpenCapture *Refusing = refusingCapture(*Path->Fact, Element);
+  if (!Refusing || !claimPlace(Call, Context))
+    return;
+  const SourceManager &SM = Context.getSourceManager();
+  SourceLocation Loc = callLocation(Call, SM);
+  std::string Refused = refusedName(*Path->Refused, *Path->Fact);
+  const FunctionDecl *Next = Path->Through == Path->Refused
+                                 ? nullptr
+                                 : Path->Through->getDirectCallee();
+  std::string Inner = Next ? diagnosticFunctionName(*Next, SM) : Refused;
+  diag(Loc, "'%0' calls '%1' in its body%select{|, %3 calls deep}2, which a "
+            "capture refuses, inside the CUDA graph capture begun at line %4; "
+            "the capture fails at run time")
+      << diagnosticFunctionName(*Callee, SM) << Refused << (Path->Levels > 1)
+      << Path->Levels << beginLine(*Refusing, Context);
+  diag(SM.getFileLoc(Loc), "consider %0", DiagnosticIDs::Note)
+      << Path->Fact->Alternative;
+  noteBegin(*Refusing, Context);
+  diag(callLocation(*Path->Through, SM), "'%0' is called here",
+       DiagnosticIDs::Note)
+      << Inner;
+  if (Path->Levels > 1)
+    diag(callLocation(*Path->Refused, SM), "'%0' %1, %2 calls deep",
+         DiagnosticIDs::Note)
+        << Refused << Path->Fact->Effect << Path->Levels;
 }
 
 } // namespace clang::tidy::torch_sync

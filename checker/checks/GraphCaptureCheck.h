@@ -50,9 +50,14 @@ private:
   bool reportRefusedCall(const CallExpr &Call, const CapturedElement &Element,
                          ASTContext &Context);
   /// Reports \p Site when its callee's visible body reaches a sync
-  /// (SyncSummaries).
-  void reportReachedSync(const CallSite &Site, const OpenCapture &Capture,
+  /// (SyncSummaries); whether it does.
+  bool reportReachedSync(const CallSite &Site, const OpenCapture &Capture,
                          ASTContext &Context);
+  /// Reports \p Call when its callee's visible body reaches a call that a
+  /// capture open before \p Element refuses (CaptureRegions::reachedRefusal).
+  void reportReachedRefusal(const CallExpr &Call,
+                            const CapturedElement &Element,
+                            ASTContext &Context);
   /// Whether \p Call may be reported at \p At (or its place), once.
   bool claimPlace(const Expr &Call, ASTContext &Context,
                   SourceLocation At = SourceLocation());

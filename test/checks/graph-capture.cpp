@@ -200,6 +200,38 @@ void positiveRuntime(cudaStream_t stream, cudaStream_t other, void *dst,
   cudaMemset(dst, 0, 256);
 }
 
+// Helpers that make a call a capture refuses: reported where they are
+// called in the capture. A lazy allocation under a flag is left out: a
+// warm-up before the capture has made it.
+void *allocScratch(size_t bytes) {
+  void *p = nullptr;
+  cudaMalloc(&p, bytes);
+  return p;
+}
+void *allocTwice(size_t bytes) { return allocScratch(bytes); }
+void *workspace = nullptr;
+void ensureWorkspace() {
+  if (!workspace)
+    cudaMalloc(&workspace, 1 << 20);
+}
+
+void positiveRefusedInHelper(cudaStream_t stream) {
+  cudaGraph_t graph;
+  void *before = allocScratch(256);
+  ensureWorkspace();
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  void *scratch = allocScratch(256);
+  // CHECK-MESSAGES: :[[@LINE-1]]:19: warning: 'allocScratch' calls 'cudaMalloc' in its body, which a capture refuses, inside the CUDA graph capture begun at line [[@LINE-2]]; the capture fails at run time [torch-sync-graph-capture]
+  // CHECK-MESSAGES: :[[@LINE-2]]:19: note: consider allocating before the capture begins, or 'cudaMallocAsync' on the capturing stream
+  void *deeper = allocTwice(256);
+  // CHECK-MESSAGES: :[[@LINE-1]]:18: warning: 'allocTwice' calls 'cudaMalloc' in its body, 2 calls deep, which a capture refuses, inside the CUDA graph capture begun at line [[@LINE-5]]
+  ensureWorkspace();
+  cudaStreamEndCapture(stream, &graph);
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed);
+  void *relaxed = allocScratch(256);
+  cudaStreamEndCapture(stream, &graph);
+}
+
 // Relaxed mode permits allocations and event queries, not a stream query.
 void positiveRelaxed(cudaStream_t stream, cudaEvent_t event) {
   cudaGraph_t graph;
