@@ -11,6 +11,7 @@
 // RUN: %not %torch_sync_tidy --checks=-*,torch-sync-graph-capture %s -- -DBROKEN \
 // RUN:   %libtorch_flags %cuda_flags %libtorch_cuda_flags 2>&1 | %FileCheck --check-prefix=BROKEN %s
 // BROKEN: error: unknown type name 'MissingType'
+// BROKEN: error: unknown type name 'MissingType'
 // BROKEN-NOT: Stack dump
 
 #include <ATen/cuda/CUDAEvent.h>
@@ -381,5 +382,11 @@ struct BrokenScope {
 void broken(CUDAGraph &graph, const at::Tensor &t) {
   BrokenScope scope(graph);
   float v = t.item<float>();
+}
+void brokenBody(CUDAGraph &graph, const at::Tensor &t) {
+  graph.capture_begin();
+  MissingType local = t.item<float>();
+  undeclaredHelper(local);
+  graph.capture_end();
 }
 #endif
