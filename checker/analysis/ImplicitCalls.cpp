@@ -130,23 +130,6 @@ SourceLocation scopeEnd(const VarDecl &Variable, ASTContext &Context) {
   return SourceLocation();
 }
 
-/// Whether \p Function or its class is invalid: in a unit with errors (a
-/// missing header leaves members without a type) clang's CFG builder crashes
-/// on the implicit destructors of such a class, so its destructions are not
-/// read.
-bool isInvalidCode(const FunctionDecl &Function) {
-  if (Function.isInvalidDecl())
-    return true;
-  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
-  if (!Method)
-    return false;
-  const CXXRecordDecl *Record = Method->getParent();
-  return Record->isInvalidDecl() ||
-         llvm::any_of(Record->fields(), [](const FieldDecl *Field) {
-           return Field->isInvalidDecl();
-         });
-}
-
 /// The destructors that \p Function's CFG runs implicitly (its
 /// CFGImplicitDtor elements), appended to \p Sites, each once.
 void addDestructions(const FunctionDecl &Function, ASTContext &Context,
@@ -243,6 +226,19 @@ bool isStdFunction(const CXXRecordDecl &Record) {
 }
 
 } // namespace
+
+bool isInvalidCode(const FunctionDecl &Function) {
+  if (Function.isInvalidDecl())
+    return true;
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  if (!Method)
+    return false;
+  const CXXRecordDecl *Record = Method->getParent();
+  return Record->isInvalidDecl() ||
+         llvm::any_of(Record->fields(), [](const FieldDecl *Field) {
+           return Field->isInvalidDecl();
+         });
+}
 
 llvm::SmallVector<CallSite, 8> implicitCalls(const FunctionDecl &Function,
                                              ASTContext &Context) {

@@ -84,6 +84,11 @@ llvm::SmallVector<CallSite, 8> implicitCalls(const FunctionDecl &Function,
 /// never assigned in its function. Null for any other call.
 const CXXMethodDecl *storedLambda(const CallExpr &Call, ASTContext &Context);
 
+/// Whether \p Function or its class is invalid: in a unit with errors (a
+/// missing header leaves members without a type) clang's CFG builder crashes
+/// on the implicit destructors of such a class, so no CFG of it is built.
+bool isInvalidCode(const FunctionDecl &Function);
+
 /// \p Call as a CallSite: a Conversion for a user-defined conversion's call,
 /// a StoredLambda when storedLambda resolves it, else Written; the callee is
 /// null when the call has no direct callee.

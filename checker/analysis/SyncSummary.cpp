@@ -5,6 +5,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang::ast_matchers;
 
@@ -416,6 +417,30 @@ bool SyncSummaries::mayUnsetOption(const FieldDecl &Field) {
   }
   OptionsMaybeUnset[&Field] = MayUnset;
   return MayUnset;
+}
+
+bool isLambdaCallOperator(const FunctionDecl &Function) {
+  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
+  return Method && Method->getParent()->isLambda();
+}
+
+std::string diagnosticFunctionName(const FunctionDecl &Function,
+                                   const SourceManager &SM) {
+  if (!isLambdaCallOperator(Function))
+    return Function.getQualifiedNameAsString();
+  for (const DeclContext *Context =
+           cast<CXXMethodDecl>(Function).getParent()->getDeclContext();
+       Context; Context = Context->getParent())
+    if (const auto *Enclosing = dyn_cast<FunctionDecl>(Context))
+      if (!isLambdaCallOperator(*Enclosing))
+        return "lambda in " + Enclosing->getQualifiedNameAsString();
+  PresumedLoc Place =
+      SM.getPresumedLoc(SM.getExpansionLoc(Function.getLocation()));
+  if (Place.isInvalid())
+    return "lambda";
+  return ("lambda at " + llvm::sys::path::filename(Place.getFilename()) + ":" +
+          llvm::Twine(Place.getLine()))
+      .str();
 }
 
 } // namespace clang::tidy::torch_sync

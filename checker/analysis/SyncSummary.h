@@ -42,6 +42,7 @@ class ASTContext;
 class CallExpr;
 class FieldDecl;
 class FunctionDecl;
+class SourceManager;
 class Stmt;
 namespace tidy::torch_sync {
 
@@ -58,6 +59,16 @@ struct SyncPath {
   /// The flag the way runs under, the one nearest to the body, or null.
   const RunCondition *Guard = nullptr;
 };
+
+/// Whether \p Function is a lambda's call operator.
+bool isLambdaCallOperator(const FunctionDecl &Function);
+
+/// The name a diagnostic gives \p Function on a way to a sync: its qualified
+/// name, and for a lambda, the function it is defined in ("lambda in
+/// 'metrics::evaluate'" would nest quotes: "lambda in metrics::evaluate"), or
+/// its place ("lambda at train.cpp:12").
+std::string diagnosticFunctionName(const FunctionDecl &Function,
+                                   const SourceManager &SM);
 
 /// The summaries of one translation unit.
 class SyncSummaries {

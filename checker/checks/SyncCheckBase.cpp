@@ -324,7 +324,7 @@ bool SyncCheckBase::isReportablePlace(const Expr &Call, ASTContext &Context,
     return false;
   if (ReportedLocations.contains(SM.getFileLoc(Loc).getRawEncoding()))
     return false;
-  if (LoopsOnly && !runsOnEveryLoopIteration(Call, Context))
+  if (LoopsOnly && limitsToLoops() && !runsOnEveryLoopIteration(Call, Context))
     return false;
   if (IgnoreUnitTests && Tests && Tests->contains(Call, Context))
     return false;

@@ -135,6 +135,11 @@ protected:
   reportCallSync(const CallExpr &Call, const CallSync &Sync,
                  const ast_matchers::MatchFinder::MatchResult &Result);
 
+  /// Whether LoopsOnly limits the check's findings to loop bodies; a check
+  /// whose findings matter outside loops too (a failed graph capture) says
+  /// no.
+  virtual bool limitsToLoops() const { return true; }
+
   /// Whether a sync by \p Call may be reported at its place: not in a
   /// LibTorch or system header, not yet reported (another template
   /// instantiation), inside a loop when LoopsOnly is set, not in an

@@ -9,6 +9,7 @@
 #include "checks/DeviceToHostCheck.h"
 #include "checks/DynamicShapeCheck.h"
 #include "checks/ExplicitSyncCheck.h"
+#include "checks/GraphCaptureCheck.h"
 #include "checks/ItemCheck.h"
 #include "checks/PrintCheck.h"
 #include "checks/ProjectFactsCheck.h"
@@ -31,6 +32,7 @@ public:
         "torch-sync-device-to-host");
     CheckFactories.registerCheck<DynamicShapeCheck>("torch-sync-dynamic-shape");
     CheckFactories.registerCheck<ExplicitSyncCheck>("torch-sync-explicit");
+    CheckFactories.registerCheck<GraphCaptureCheck>("torch-sync-graph-capture");
     CheckFactories.registerCheck<ItemCheck>("torch-sync-item");
     CheckFactories.registerCheck<PrintCheck>("torch-sync-print");
     CheckFactories.registerCheck<ProjectFactsCheck>("torch-sync-project-facts");

@@ -6,7 +6,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang::ast_matchers;
@@ -24,12 +23,6 @@ AST_MATCHER(FunctionDecl, isDefinedInTranslationUnit) {
 /// The id of a function whose implicit calls are looked at.
 constexpr llvm::StringLiteral FunctionId = "function";
 
-/// Whether \p Function is a lambda's call operator.
-bool isLambda(const FunctionDecl &Function) {
-  const auto *Method = dyn_cast<CXXMethodDecl>(&Function);
-  return Method && Method->getParent()->isLambda();
-}
-
 /// Whether \p Call calls a lambda where it is written ('[&] { ... }()', as
 /// AT_DISPATCH_* do with the lambda given them): the syncs in its body are
 /// reported there, where they are written.
@@ -38,28 +31,6 @@ bool callsLambdaWhereDefined(const CallExpr &Call) {
   return Operator && Operator->getOperator() == OO_Call &&
          Operator->getNumArgs() >= 1 &&
          isa<LambdaExpr>(Operator->getArg(0)->IgnoreUnlessSpelledInSource());
-}
-
-/// The name a diagnostic gives \p Function: its qualified name, and for a
-/// lambda, the function it is defined in ("lambda in 'metrics::evaluate'"
-/// would nest quotes: "lambda in metrics::evaluate"), or its place.
-std::string functionName(const FunctionDecl &Function,
-                         const SourceManager &SM) {
-  if (!isLambda(Function))
-    return Function.getQualifiedNameAsString();
-  for (const DeclContext *Context =
-           cast<CXXMethodDecl>(Function).getParent()->getDeclContext();
-       Context; Context = Context->getParent())
-    if (const auto *Enclosing = dyn_cast<FunctionDecl>(Context))
-      if (!isLambda(*Enclosing))
-        return "lambda in " + Enclosing->getQualifiedNameAsString();
-  PresumedLoc Place =
-      SM.getPresumedLoc(SM.getExpansionLoc(Function.getLocation()));
-  if (Place.isInvalid())
-    return "lambda";
-  return ("lambda at " + llvm::sys::path::filename(Place.getFilename()) + ":" +
-          llvm::Twine(Place.getLine()))
-      .str();
 }
 
 /// The template instantiation that \p Call was seen in, through the lambdas
@@ -71,7 +42,7 @@ const FunctionDecl *enclosingInstantiation(const Expr &Call,
   forEachAncestor(DynTypedNode::create(Call), Context,
                   [&](const DynTypedNode &Parent, const DynTypedNode &) {
                     const auto *Function = Parent.get<FunctionDecl>();
-                    if (!Function || isLambda(*Function))
+                    if (!Function || isLambdaCallOperator(*Function))
                       return false;
                     if (Function->isTemplateInstantiation())
                       Instantiation = Function;
@@ -176,8 +147,9 @@ void TransitiveSyncCheck::report(const CallSite &Site, const SyncPath &Path,
                                  ASTContext &Context) {
   const SourceManager &SM = Context.getSourceManager();
   const FunctionDecl *Next = Path.Through.Callee;
-  std::string Inner =
-      Path.Levels == 1 || !Next ? Path.SyncName : functionName(*Next, SM);
+  std::string Inner = Path.Levels == 1 || !Next
+                          ? Path.SyncName
+                          : diagnosticFunctionName(*Next, SM);
   // What the sync inside waits for (a stream, an event, the device) is the
   // note's to say: the call blocks the host as long as that sync does.
   std::string Effect;
@@ -188,7 +160,7 @@ void TransitiveSyncCheck::report(const CallSite &Site, const SyncPath &Path,
     Effect += " (" + Path.Guard->Description + ")";
   Effect += ", which blocks the host";
   const Expr &Call = *Site.Anchor;
-  reportSync(Call, functionName(*Site.Callee, SM), Effect,
+  reportSync(Call, diagnosticFunctionName(*Site.Callee, SM), Effect,
              "a variant that keeps the value on the device, or calling it "
              "outside the hot path",
              Context, std::nullopt, HostWait::StatedInEffect, std::nullopt, "",
@@ -197,7 +169,7 @@ void TransitiveSyncCheck::report(const CallSite &Site, const SyncPath &Path,
     diag(Site.Variable->getLocation(),
          "'%0' is destroyed at the end of its scope by '%1'",
          DiagnosticIDs::Note)
-        << Site.Variable->getName() << functionName(*Site.Callee, SM);
+        << Site.Variable->getName() << diagnosticFunctionName(*Site.Callee, SM);
   if (const FunctionDecl *Instantiation =
           enclosingInstantiation(Call, Context)) {
     std::string Name;

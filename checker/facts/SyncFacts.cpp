@@ -10,6 +10,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include <optional>
 
 namespace clang::tidy::torch_sync {
 
@@ -173,6 +174,22 @@ std::vector<std::string> declaredFunctionNames(SyncCategory Category) {
   return Names;
 }
 
+namespace {
+/// The documented qualified name of a CUDA API function declared under a
+/// suffixed name ('::cuMemcpyDtoH' of 'cuMemcpyDtoH_v2'; api list
+/// cuda_api_name_suffixes), or std::nullopt for any other function.
+std::optional<std::string> documentedCudaName(const FunctionDecl &Callee) {
+  if (!Callee.getIdentifier() ||
+      !Callee.getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return std::nullopt;
+  StringRef Name = Callee.getName();
+  for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
+    if (Name.consume_back(Suffix))
+      return ("::" + Name).str();
+  return std::nullopt;
+}
+} // namespace
+
 const SyncFact *findSyncFact(SyncCategory Category,
                              const FunctionDecl &Callee) {
   const auto *Method = dyn_cast<CXXMethodDecl>(&Callee);
@@ -192,21 +209,11 @@ const SyncFact *findSyncFact(SyncCategory Category,
     if (F.Category == Category && F.Function == Qualified)
       return &F;
   // A CUDA API function declared under a suffixed name (cuMemcpyDtoH_v2).
-  if (!Callee.getIdentifier() ||
-      !Callee.getDeclContext()->getRedeclContext()->isTranslationUnit())
+  std::optional<std::string> Documented = documentedCudaName(Callee);
+  if (!Documented)
     return nullptr;
-  StringRef Name = Callee.getName();
-  bool Suffixed = false;
-  for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
-    if (Name.consume_back(Suffix)) {
-      Suffixed = true;
-      break;
-    }
-  if (!Suffixed)
-    return nullptr;
-  std::string Documented = ("::" + Name).str();
   for (const SyncFact &F : syncFacts())
-    if (F.Category == Category && F.Function == Documented)
+    if (F.Category == Category && F.Function == *Documented)
       return &F;
   return nullptr;
 }
@@ -244,6 +251,34 @@ const MeasuredSync *findMeasuredSync(const FunctionDecl &Callee) {
     if (M.Method == IsTensorMethod && M.CppName == Name && M.Kinds == Kinds)
       return &M;
   return nullptr;
+}
+
+llvm::ArrayRef<CaptureFact> captureFacts() { return GeneratedCaptureFacts; }
+
+const CaptureFact *findCaptureFact(const FunctionDecl &Callee) {
+  std::string Qualified = "::" + Callee.getQualifiedNameAsString();
+  std::optional<std::string> Documented = documentedCudaName(Callee);
+  for (const CaptureFact &F : captureFacts())
+    if (!F.Function.empty() &&
+        (F.Function == Qualified || (Documented && F.Function == *Documented)))
+      return &F;
+  return nullptr;
+}
+
+const CaptureFact *findCaptureLaunchFact(CaptureLaunch Launch) {
+  for (const CaptureFact &F : captureFacts())
+    if (F.Launch == Launch)
+      return &F;
+  return nullptr;
+}
+
+bool isApiListFunction(ApiList List, const FunctionDecl &Callee) {
+  if (!Callee.getIdentifier())
+    return false;
+  if (isInApiList(List, "::" + Callee.getQualifiedNameAsString()))
+    return true;
+  std::optional<std::string> Documented = documentedCudaName(Callee);
+  return Documented && isInApiList(List, *Documented);
 }
 
 } // namespace clang::tidy::torch_sync

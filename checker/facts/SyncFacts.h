@@ -117,6 +117,33 @@ struct MeasuredSync {
   bool DeviceWide;
 };
 
+/// A kernel launch that a capture fact covers (sync-facts.yaml 'launch').
+enum class CaptureLaunch {
+  None,
+  /// '<<<grid, block>>>' without a stream, or with stream 0: the legacy
+  /// default stream.
+  LegacyStream,
+};
+
+/// A call that a CUDA stream capture refuses without making the host wait
+/// (sync-facts.yaml 'capture_facts'), for torch-sync-graph-capture.
+struct CaptureFact {
+  /// The qualified name ("::cudaMalloc"), or empty for a launch.
+  llvm::StringRef Function;
+  /// The launch covered, or None for a function.
+  CaptureLaunch Launch;
+  /// What the call does in a capture, phrased to follow its name.
+  llvm::StringRef Effect;
+  /// What to write instead, phrased to follow "consider ".
+  llvm::StringRef Alternative;
+  /// Where the rule is written (the CUDA Programming Guide's section).
+  llvm::StringRef Source;
+  /// Whether a capture in relaxed mode permits the call.
+  bool RelaxedModeAllows;
+  /// The GPU measurement, or "to be measured: <sample function>".
+  llvm::StringRef Measured;
+};
+
 /// How the code uses what a sync reads from the device or uploads to it, where
 /// the use picks the advice (sync-facts.yaml 'advice_by_use', which names
 /// these enumerators; analysis/ReadUse.h tells the use).
@@ -186,6 +213,22 @@ const SyncFact *findAnySyncFact(const FunctionDecl &Callee);
 /// census measured it to block the host and no fact names the callee; null
 /// otherwise.
 const MeasuredSync *findMeasuredSync(const FunctionDecl &Callee);
+
+/// The calls a graph capture refuses (sync-facts.yaml 'capture_facts'), in
+/// table order. The storage is static.
+llvm::ArrayRef<CaptureFact> captureFacts();
+
+/// The capture fact naming \p Callee (by its qualified name, a CUDA API
+/// function also under its suffixed names), or null.
+const CaptureFact *findCaptureFact(const FunctionDecl &Callee);
+
+/// The capture fact of the launch \p Launch, or null.
+const CaptureFact *findCaptureLaunchFact(CaptureLaunch Launch);
+
+/// Whether \p Callee's qualified name, or for a CUDA API function its
+/// documented name ('::cuStreamBeginCapture' of 'cuStreamBeginCapture_v2'),
+/// is one of \p List's names.
+bool isApiListFunction(ApiList List, const FunctionDecl &Callee);
 
 } // namespace tidy::torch_sync
 } // namespace clang

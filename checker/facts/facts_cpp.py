@@ -1,7 +1,8 @@
 """The C++ that the checker compiles from the facts table, and the resolve test.
 
-  SyncFactsTable.inc     the facts (SyncFact) and the census's measured syncs (MeasuredSync) as designated
-                         initialisers, and the API lists; SyncFacts.cpp includes it
+  SyncFactsTable.inc     the facts (SyncFact), the census's measured syncs (MeasuredSync) and the calls a graph
+                         capture refuses (CaptureFact) as designated initialisers, and the API lists;
+                         SyncFacts.cpp includes it
   SyncFactsApiLists.inc  the ApiList enumerators
   SyncCategories.inc     TORCH_SYNC_CATEGORY(Enumerator, name, what) lines
   the resolve test       a C++ file that names every qualified name of the facts (test/checks/facts-resolve.test)
@@ -9,15 +10,15 @@
 The advice by use (advice_by_use) becomes UseAdvice initialisers naming the ValueUse enumerators of SyncFacts.h;
 check_value_uses() stops the generator when the table and the enumeration name different uses.
 
-SYNC_FACT_FIELDS and MEASURED_SYNC_FIELDS are the one list of the structs' fields: each initialiser names every
-field, in the order of checker/facts/SyncFacts.h, and check_struct_fields() stops the generator when the header
-declares other fields or another order.
+SYNC_FACT_FIELDS, MEASURED_SYNC_FIELDS and CAPTURE_FACT_FIELDS are the one list of the structs' fields: each
+initialiser names every field, in the order of checker/facts/SyncFacts.h, and check_struct_fields() stops the
+generator when the header declares other fields or another order.
 """
 import os
 import re
 
 from census_rows import short_mechanism, waits_for_whole_device
-from facts_table import CATEGORIES, HEADER_VERSIONS, THRUST_KINDS, TableError
+from facts_table import CAPTURE_LAUNCHES, CATEGORIES, HEADER_VERSIONS, THRUST_KINDS, TableError
 
 SYNC_FACTS_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), "SyncFacts.h")
 THRUST_HEADERS = ["execution_policy", "reduce", "count", "logical", "inner_product", "transform_reduce", "find",
@@ -68,7 +69,16 @@ MEASURED_SYNC_FIELDS = (
     ("Cases", lambda row: c_str(row["cases"])),
     ("DeviceWide", lambda row: c_bool(waits_for_whole_device(row["mechanism"]))),
 )
-STRUCTS = {"SyncFact": SYNC_FACT_FIELDS, "MeasuredSync": MEASURED_SYNC_FIELDS}
+CAPTURE_FACT_FIELDS = (
+    ("Function", lambda fact: c_str(fact.get("function", ""))),
+    ("Launch", lambda fact: f"CaptureLaunch::{CAPTURE_LAUNCHES.get(fact.get('launch'), 'None')}"),
+    ("Effect", lambda fact: c_str(fact["effect"])),
+    ("Alternative", lambda fact: c_str(fact["alternative"])),
+    ("Source", lambda fact: c_str(fact["source"])),
+    ("RelaxedModeAllows", lambda fact: c_bool(fact.get("relaxed_mode_allows"))),
+    ("Measured", lambda fact: c_str(fact["measured"])),
+)
+STRUCTS = {"SyncFact": SYNC_FACT_FIELDS, "MeasuredSync": MEASURED_SYNC_FIELDS, "CaptureFact": CAPTURE_FACT_FIELDS}
 
 
 def initialiser(fields, item):
@@ -85,7 +95,8 @@ def struct_fields(header_text, struct):
 
 
 def check_struct_fields(header_path=SYNC_FACTS_H):
-    """TableError unless the header declares SyncFact's and MeasuredSync's fields as the lists above name them."""
+    """TableError unless the header declares SyncFact's, MeasuredSync's and CaptureFact's fields as the lists above
+    name them."""
     with open(header_path) as f:
         text = f.read()
     for struct, fields in STRUCTS.items():
@@ -125,6 +136,9 @@ def write_inc(table, rows, out):
     lines += ["};", "", "static const MeasuredSync GeneratedMeasuredSyncs[] = {"]
     for r in rows:
         lines.append(f"    {initialiser(MEASURED_SYNC_FIELDS, r)},")
+    lines += ["};", "", "static const CaptureFact GeneratedCaptureFacts[] = {"]
+    for fact in table.get("capture_facts") or []:
+        lines.append(f"    {initialiser(CAPTURE_FACT_FIELDS, fact)},")
     lines += ["};", "", "static const UseAdvice GeneratedUseAdvice[] = {"]
     for u in table["advice_by_use"]:
         lines.append(f"    {{ValueUse::{u['enumerator']}, {c_str(u['alternative'])}}},")
@@ -174,7 +188,9 @@ def write_resolve_test(table, out):
         return " || ".join(conds)
 
     n = 0
-    for fact in table["facts"]:
+    # The facts, and the capture facts that name a function (their other fields are none of a fact's).
+    named = table["facts"] + [f for f in table.get("capture_facts") or [] if f.get("function")]
+    for fact in named:
         versions = fact.get("versions", HEADER_VERSIONS)
         n += 1
         condition = guard(versions)

@@ -14,6 +14,9 @@ FACT_FIELDS = {"category", "method", "function", "effect", "alternative", "sourc
                "conditional", "versions", "measured", "null_pointer_is_no_op", "cuda_before",
                "alternative_in_loop", "thrust", "async_copy"}
 USE_FIELDS = {"use", "enumerator", "what", "alternative"}
+CAPTURE_FIELDS = {"function", "launch", "effect", "alternative", "source", "relaxed_mode_allows", "measured",
+                  "versions"}
+CAPTURE_LAUNCHES = {"legacy-stream": "LegacyStream"}
 THRUST_KINDS = {"returns-to-host": "ReturnsToHost", "launches": "Launches", "searches": "Searches"}
 # The condition of a census 'depends' row that synchronized on its non-empty inputs only.
 NONEMPTY = "non-empty inputs:"
@@ -66,6 +69,7 @@ def load(yaml_path, aten_path, frontend_path):
         for v in fact.get("versions", HEADER_VERSIONS):
             if v not in HEADER_VERSIONS:
                 raise TableError(f"{where}: version {v} is not one the tests parse ({HEADER_VERSIONS})")
+    check_capture_facts(table.get("capture_facts") or [])
     frontend = {f"{r['function']} | {r['arguments']}": r["verdict"] for r in read_frontend(frontend_path)}
     for fact in facts:
         ref = fact.get("measured")
@@ -85,6 +89,27 @@ def load(yaml_path, aten_path, frontend_path):
                                condition=condition, mechanism=mechanism, schema=schema,
                                per_condition=per_condition(fields[7] if len(fields) == 8 else "")))
     return table, census
+
+
+def check_capture_facts(capture_facts):
+    """TableError unless each capture fact names one function or one launch kind, and has its texts."""
+    for i, fact in enumerate(capture_facts):
+        where = f"capture fact {i + 1} ({fact.get('function') or fact.get('launch')})"
+        unknown = set(fact) - CAPTURE_FIELDS
+        if unknown:
+            raise TableError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+        if bool(fact.get("function")) == bool(fact.get("launch")):
+            raise TableError(f"{where}: either 'function' or 'launch'")
+        if fact.get("launch") and fact["launch"] not in CAPTURE_LAUNCHES:
+            raise TableError(f"{where}: 'launch' is one of {sorted(CAPTURE_LAUNCHES)}")
+        for field in ("effect", "alternative", "source", "measured"):
+            if not fact.get(field):
+                raise TableError(f"{where}: no '{field}'")
+        if not (fact["alternative"][:1].islower() or fact["alternative"][:1] == "'"):
+            raise TableError(f"{where}: the alternative follows 'consider ', lower-case or a quoted name")
+        for v in fact.get("versions", HEADER_VERSIONS):
+            if v not in HEADER_VERSIONS:
+                raise TableError(f"{where}: version {v} is not one the tests parse ({HEADER_VERSIONS})")
 
 
 def per_condition(text):

@@ -1,0 +1,436 @@
+//===--- GraphCapture.cpp - where a CUDA graph capture may be open --------===//
+
+#include "analysis/GraphCapture.h"
+#include "analysis/ImplicitCalls.h"
+#include "analysis/RunCondition.h"
+#include "facts/SyncFacts.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/CFG.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace clang::tidy::torch_sync {
+
+namespace {
+
+using CaptureState = llvm::SmallVector<OpenCapture, 2>;
+
+/// The key of the object or stream \p E names, relative to \p Within:
+/// '$this', '$p<index>' for a parameter, 'l<decl>' for a local variable,
+/// 'v<decl>' for another variable, '<key>.m<field>' for a member, 'e:<text>'
+/// for any other expression (a call that returns the stream).
+std::string keyOf(const Expr *E, const FunctionDecl &Within,
+                  const ASTContext &Context) {
+  if (!E)
+    return "";
+  E = E->IgnoreUnlessSpelledInSource();
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    const ValueDecl *Decl = Ref->getDecl();
+    if (const auto *Param = dyn_cast<ParmVarDecl>(Decl))
+      if (Param->getDeclContext() == &Within)
+        return "$p" + llvm::utostr(Param->getFunctionScopeIndex());
+    const auto *Var = dyn_cast<VarDecl>(Decl);
+    std::string Id =
+        llvm::utohexstr(reinterpret_cast<uintptr_t>(Decl->getCanonicalDecl()));
+    return (Var && Var->hasLocalStorage() ? "l" : "v") + Id;
+  }
+  if (isa<CXXThisExpr>(E))
+    return "$this";
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return keyOf(Member->getBase(), Within, Context) + ".m" +
+           llvm::utohexstr(reinterpret_cast<uintptr_t>(
+               Member->getMemberDecl()->getCanonicalDecl()));
+  // '*graph' and '&graph' name the graph itself.
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    if (Unary->getOpcode() == UO_Deref || Unary->getOpcode() == UO_AddrOf)
+      return keyOf(Unary->getSubExpr(), Within, Context);
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  E->printPretty(OS, nullptr, Context.getPrintingPolicy());
+  return "e:" + Text;
+}
+
+/// The object a member call is made on and the arguments given to the
+/// callee's parameters, in their order.
+struct CallOperands {
+  const Expr *Object = nullptr;
+  llvm::SmallVector<const Expr *, 4> Arguments;
+};
+
+CallOperands operandsOf(const CallExpr &Call) {
+  CallOperands Operands;
+  llvm::ArrayRef<const Expr *> Args(Call.getArgs(), Call.getNumArgs());
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call)) {
+    Operands.Object = Member->getImplicitObjectArgument();
+  } else if (isa<CXXOperatorCallExpr>(Call) &&
+             isa_and_nonnull<CXXMethodDecl>(Call.getDirectCallee()) &&
+             !Args.empty()) {
+    // A member operator's first argument is its object.
+    Operands.Object = Args.front();
+    Args = Args.drop_front();
+  }
+  Operands.Arguments.append(Args.begin(), Args.end());
+  return Operands;
+}
+
+/// Whether the capture mode argument \p Mode names a relaxed mode (api list
+/// relaxed_capture_modes); the default, global, is not.
+bool isRelaxedMode(const Expr *Mode) {
+  if (!Mode)
+    return false;
+  const auto *Ref = dyn_cast<DeclRefExpr>(Mode->IgnoreParenImpCasts());
+  const auto *Enumerator =
+      Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
+  return Enumerator && Enumerator->getIdentifier() &&
+         isInApiList(ApiList::RelaxedCaptureModes, Enumerator->getName());
+}
+
+/// Whether \p Key names something of its function's own: a local variable,
+/// which no caller can name (a summary leaves it out).
+bool isLocalKey(llvm::StringRef Key) { return Key.starts_with("l"); }
+
+/// Whether the kernel launch \p Launch goes to the legacy default stream.
+bool launchesOnLegacyStream(const CUDAKernelCallExpr &Launch,
+                            const ASTContext &Context) {
+  if (Context.getLangOpts().GPUDefaultStream ==
+      LangOptions::GPUDefaultStreamKind::PerThread)
+    return false;
+  const CallExpr *Config = Launch.getConfig();
+  if (!Config)
+    return false;
+  // __cudaPushCallConfiguration(grid, block, shared memory, stream).
+  if (Config->getNumArgs() < 4)
+    return true;
+  const Expr *Stream = Config->getArg(3);
+  if (isa<CXXDefaultArgExpr>(Stream))
+    return true;
+  return Stream->IgnoreParenImpCasts()->isNullPointerConstant(
+      const_cast<ASTContext &>(Context), Expr::NPC_ValueDependentIsNotNull);
+}
+
+} // namespace
+
+const CaptureFact *refusingFact(const CallExpr &Call,
+                                const ASTContext &Context) {
+  if (const auto *Launch = dyn_cast<CUDAKernelCallExpr>(&Call))
+    return launchesOnLegacyStream(*Launch, Context)
+               ? findCaptureLaunchFact(CaptureLaunch::LegacyStream)
+               : nullptr;
+  const FunctionDecl *Callee = Call.getDirectCallee();
+  return Callee ? findCaptureFact(*Callee) : nullptr;
+}
+
+struct CaptureRegions::Summary {
+  /// The captures left open at the function's end (Begin unused).
+  llvm::SmallVector<OpenCapture, 1> Opens;
+  /// The captures ended without being begun in the function.
+  llvm::SmallVector<std::string, 1> Closes;
+  bool empty() const { return Opens.empty() && Closes.empty(); }
+};
+
+/// The analysis of one function's CFG.
+struct CaptureRegions::Analysis {
+  Analysis(CaptureRegions &Regions, const FunctionDecl &Function)
+      : Regions(Regions), Function(Function), Context(Regions.Context) {}
+
+  /// Builds the CFG and computes the state at each block's entry; false when
+  /// there is no CFG.
+  bool run() {
+    if (isInvalidCode(Function) || Function.isDependentContext() ||
+        !Function.getBody())
+      return false;
+    CFG::BuildOptions Options;
+    Options.AddImplicitDtors = true;
+    Options.setAllAlwaysAdd();
+    Graph = CFG::buildCFG(&Function, const_cast<Stmt *>(Function.getBody()),
+                          &Context, Options);
+    if (!Graph)
+      return false;
+    findConstructedVariables();
+    Entry[&Graph->getEntry()];
+    llvm::SmallVector<const CFGBlock *, 16> Work{&Graph->getEntry()};
+    while (!Work.empty()) {
+      const CFGBlock *Block = Work.pop_back_val();
+      CaptureState State = Entry[Block];
+      for (const CFGElement &Element : *Block)
+        transfer(Element, State, /*Unmatched=*/nullptr);
+      for (const CFGBlock *Next : Block->succs()) {
+        if (!Next)
+          continue;
+        bool Seen = Entry.count(Next);
+        if (merge(Entry[Next], State) || !Seen)
+          Work.push_back(Next);
+      }
+    }
+    return true;
+  }
+
+  /// Walks each reached block once more from its entry state: visits the
+  /// elements before which a capture may be open (when \p Visit), collects
+  /// the ends of captures not begun here.
+  void walk(llvm::function_ref<void(const CapturedElement &)> Visit,
+            llvm::SmallVectorImpl<std::string> &Unmatched) {
+    for (const auto &[Block, BlockEntry] : Entry) {
+      CaptureState State = BlockEntry;
+      for (const CFGElement &Element : *Block) {
+        CaptureState Before = State;
+        bool Changes = transfer(Element, State, &Unmatched);
+        if (Changes || Before.empty() || !Visit)
+          continue;
+        CapturedElement Captured;
+        Captured.Open.append(Before.begin(), Before.end());
+        if (auto Statement = Element.getAs<CFGStmt>()) {
+          Captured.Call = dyn_cast<Expr>(Statement->getStmt());
+          if (!isa_and_nonnull<CallExpr, CXXConstructExpr>(Captured.Call))
+            continue;
+        } else if (auto Dtor = Element.getAs<CFGAutomaticObjDtor>()) {
+          Captured.Destroyed = Dtor->getVarDecl();
+        } else {
+          continue;
+        }
+        Visit(Captured);
+      }
+    }
+  }
+
+  /// The state at the function's end.
+  const CaptureState &exitState() { return Entry[&Graph->getExit()]; }
+
+private:
+  /// Adds the captures of \p From missing in \p Into; whether any was.
+  static bool merge(CaptureState &Into, const CaptureState &From) {
+    bool Changed = false;
+    for (const OpenCapture &Capture : From)
+      if (!llvm::is_contained(Into, Capture)) {
+        Into.push_back(Capture);
+        Changed = true;
+      }
+    return Changed;
+  }
+
+  /// Maps \p Key, relative to a callee, onto this function at a call with
+  /// \p Operands (or on \p ObjectKey's object); empty when it cannot be.
+  std::string mapKey(llvm::StringRef Key, const std::string &ObjectKey,
+                     llvm::ArrayRef<const Expr *> Arguments) {
+    if (Key.consume_front("$this"))
+      return ObjectKey.empty() ? "" : ObjectKey + Key.str();
+    if (Key.consume_front("$p")) {
+      unsigned Index = 0;
+      if (Key.consumeInteger(10, Index) || Index >= Arguments.size())
+        return "";
+      return keyOf(Arguments[Index], Function, Context) + Key.str();
+    }
+    return Key.str();
+  }
+
+  /// Applies the summary of \p Callee, called on \p ObjectKey's object with
+  /// \p Arguments at \p Site; whether it opens or closes a capture.
+  bool apply(const FunctionDecl *Callee, const std::string &ObjectKey,
+             llvm::ArrayRef<const Expr *> Arguments, const Expr *Site,
+             CaptureState &State,
+             llvm::SmallVectorImpl<std::string> *Unmatched) {
+    const FunctionDecl *Definition = Callee ? Callee->getDefinition() : nullptr;
+    if (!Definition || Definition == &Function ||
+        !Regions.IsFollowed(*Definition))
+      return false;
+    const Summary &Callees = Regions.summary(*Definition);
+    for (const std::string &Key : Callees.Closes)
+      close(mapKey(Key, ObjectKey, Arguments), State, Unmatched);
+    // A destructor (no site) that begins a capture is not followed.
+    for (const OpenCapture &Opened : Callees.Opens) {
+      if (!Site)
+        break;
+      std::string Key = mapKey(Opened.Key, ObjectKey, Arguments);
+      if (!Key.empty())
+        open(OpenCapture{Key, Site, Opened.Relaxed}, State);
+    }
+    return !Callees.empty();
+  }
+
+  static void open(OpenCapture Capture, CaptureState &State) {
+    if (!llvm::is_contained(State, Capture))
+      State.push_back(std::move(Capture));
+  }
+
+  static void close(const std::string &Key, CaptureState &State,
+                    llvm::SmallVectorImpl<std::string> *Unmatched) {
+    if (Key.empty())
+      return;
+    auto Closed = llvm::remove_if(
+        State, [&](const OpenCapture &Open) { return Open.Key == Key; });
+    if (Closed == State.end() && Unmatched &&
+        !llvm::is_contained(*Unmatched, Key))
+      Unmatched->push_back(Key);
+    State.erase(Closed, State.end());
+  }
+
+  /// The key of a capture_begin's or capture_end's capture: the graph's,
+  /// else the stream's (the first argument).
+  std::string captureKey(const CallExpr &Call) {
+    if (const auto *Member = dyn_cast<CXXMemberCallExpr>(&Call))
+      return keyOf(Member->getImplicitObjectArgument(), Function, Context);
+    return Call.getNumArgs() > 0 ? keyOf(Call.getArg(0), Function, Context)
+                                 : "";
+  }
+
+  /// Applies \p Element to \p State; whether it opens or closes a capture.
+  bool transfer(const CFGElement &Element, CaptureState &State,
+                llvm::SmallVectorImpl<std::string> *Unmatched) {
+    if (auto Dtor = Element.getAs<CFGAutomaticObjDtor>()) {
+      const VarDecl *Variable = Dtor->getVarDecl();
+      return apply(Dtor->getDestructorDecl(Context), variableKey(*Variable), {},
+                   nullptr, State, Unmatched);
+    }
+    auto Statement = Element.getAs<CFGStmt>();
+    if (!Statement)
+      return false;
+    if (const auto *Construct =
+            dyn_cast<CXXConstructExpr>(Statement->getStmt())) {
+      const VarDecl *Variable = Constructed.lookup(Construct);
+      llvm::SmallVector<const Expr *, 4> Args(Construct->arguments());
+      return apply(Construct->getConstructor(),
+                   Variable ? variableKey(*Variable) : "", Args, Construct,
+                   State, Unmatched);
+    }
+    const auto *Call = dyn_cast<CallExpr>(Statement->getStmt());
+    const FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+    if (!Callee)
+      return false;
+    if (isApiListFunction(ApiList::CaptureBeginFunctions, *Callee)) {
+      std::string Key = captureKey(*Call);
+      if (!Key.empty())
+        open(OpenCapture{Key, Call,
+                         Call->getNumArgs() > 1 &&
+                             isRelaxedMode(Call->getArg(1))},
+             State);
+      return true;
+    }
+    if (isApiListFunction(ApiList::CaptureEndFunctions, *Callee)) {
+      close(captureKey(*Call), State, Unmatched);
+      return true;
+    }
+    CallOperands Operands = operandsOf(*Call);
+    return apply(Callee,
+                 Operands.Object ? keyOf(Operands.Object, Function, Context)
+                                 : "",
+                 Operands.Arguments, Call, State, Unmatched);
+  }
+
+  std::string variableKey(const VarDecl &Variable) {
+    return (Variable.hasLocalStorage() ? "l" : "v") +
+           llvm::utohexstr(
+               reinterpret_cast<uintptr_t>(Variable.getCanonicalDecl()));
+  }
+
+  /// Maps each construction of a variable in the CFG to the variable.
+  void findConstructedVariables() {
+    for (const CFGBlock *Block : *Graph)
+      for (const CFGElement &Element : *Block)
+        if (auto Statement = Element.getAs<CFGStmt>())
+          if (const auto *Decls = dyn_cast<DeclStmt>(Statement->getStmt()))
+            for (const Decl *D : Decls->decls())
+              if (const auto *Var = dyn_cast<VarDecl>(D))
+                if (const Expr *Init = Var->getInit())
+                  if (const auto *Construct =
+                          dyn_cast<CXXConstructExpr>(Init->IgnoreImplicit()))
+                    Constructed[Construct] = Var;
+  }
+
+  CaptureRegions &Regions;
+  const FunctionDecl &Function;
+  ASTContext &Context;
+  std::unique_ptr<CFG> Graph;
+  llvm::DenseMap<const CFGBlock *, CaptureState> Entry;
+  llvm::DenseMap<const CXXConstructExpr *, const VarDecl *> Constructed;
+};
+
+CaptureRegions::CaptureRegions(
+    ASTContext &Context, std::function<bool(const FunctionDecl &)> IsFollowed)
+    : Context(Context), IsFollowed(std::move(IsFollowed)) {}
+
+CaptureRegions::~CaptureRegions() = default;
+
+const CaptureRegions::Summary &
+CaptureRegions::summary(const FunctionDecl &Definition) {
+  auto [It, Inserted] = Summaries.try_emplace(&Definition);
+  if (!Inserted)
+    return *It->second;
+  // Empty while it is computed: a recursive call opens and closes nothing.
+  It->second = std::make_unique<Summary>();
+  Summary Result;
+  Analysis Body(*this, Definition);
+  if (Body.run()) {
+    llvm::SmallVector<std::string, 2> Unmatched;
+    Body.walk(nullptr, Unmatched);
+    for (const OpenCapture &Open : Body.exitState())
+      if (!isLocalKey(Open.Key))
+        Result.Opens.push_back(OpenCapture{Open.Key, nullptr, Open.Relaxed});
+    for (const std::string &Key : Unmatched)
+      if (!isLocalKey(Key))
+        Result.Closes.push_back(Key);
+  }
+  // The map may have grown: look the entry up again.
+  Summary &Stored = *Summaries[&Definition];
+  Stored = std::move(Result);
+  return Stored;
+}
+
+bool CaptureRegions::runsConditionally(const CallExpr &Call, const Stmt &Body) {
+  RunConditionResult Condition =
+      findRunCondition(Call, Context, /*Branches=*/nullptr, &Body);
+  return Condition.Never || Condition.Guard;
+}
+
+std::optional<RefusedPath>
+CaptureRegions::reachedRefusal(const FunctionDecl &Definition) {
+  auto [It, Inserted] = Refusals.try_emplace(&Definition);
+  if (!Inserted || !Definition.getBody())
+    return It->second;
+  std::optional<RefusedPath> Found;
+  using namespace ast_matchers;
+  auto Calls =
+      match(findAll(callExpr().bind("call")), *Definition.getBody(), Context);
+  for (const BoundNodes &Nodes : Calls) {
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    const CaptureFact *Fact = refusingFact(*Call, Context);
+    // A refused call under a flag ('if (!workspace_) cudaMalloc(...)', a
+    // lazy allocation that a warm-up before the capture has made) is left
+    // out: the helper may skip it in the capture.
+    if (Fact && !runsConditionally(*Call, *Definition.getBody())) {
+      Found = RefusedPath{Call, Fact, Call, 1};
+      break;
+    }
+  }
+  for (const BoundNodes &Nodes : Calls) {
+    if (Found)
+      break;
+    const auto *Call = Nodes.getNodeAs<CallExpr>("call");
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    const FunctionDecl *Next = Callee ? Callee->getDefinition() : nullptr;
+    if (!Next || Next == &Definition || !IsFollowed(*Next) ||
+        runsConditionally(*Call, *Definition.getBody()))
+      continue;
+    if (std::optional<RefusedPath> Deeper = reachedRefusal(*Next))
+      Found =
+          RefusedPath{Deeper->Refused, Deeper->Fact, Call, Deeper->Levels + 1};
+  }
+  // The map may have grown: look the entry up again.
+  Refusals[&Definition] = Found;
+  return Found;
+}
+
+void CaptureRegions::forEachCapturedElement(
+    const FunctionDecl &Function,
+    llvm::function_ref<void(const CapturedElement &)> Visit) {
+  Analysis Body(*this, Function);
+  if (!Body.run())
+    return;
+  llvm::SmallVector<std::string, 2> Unmatched;
+  Body.walk(Visit, Unmatched);
+}
+
+} // namespace clang::tidy::torch_sync
