@@ -615,6 +615,110 @@ void exempt_async_copy_in_raw_capture(float *scores, float *copy, int64_t count,
   launchOnce(graph, stream);
 }
 
+// ---- Calls a capture refuses without waiting: cudaMemset, stream and event queries
+
+void rule_cuda_memset_in_raw_capture(float *scores, int64_t count, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    check(cudaMemset(scores, 0, count * sizeof(float)), "cudaMemset");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "rule_cuda_memset_in_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+}
+
+void exempt_memset_async_in_raw_capture(float *scores, int64_t count, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    check(cudaMemsetAsync(scores, 0, count * sizeof(float), stream), "cudaMemsetAsync");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "exempt_memset_async_in_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+}
+
+void rule_cuda_stream_query_in_raw_capture(float *scores, int64_t count, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    cudaError_t done = cudaStreamQuery(stream);
+    if (done != cudaSuccess && done != cudaErrorNotReady)
+      check(done, "cudaStreamQuery");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "rule_cuda_stream_query_in_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+}
+
+void exempt_cuda_stream_query_after_raw_capture(float *scores, int64_t count, cudaStream_t stream) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "exempt_cuda_stream_query_after_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+  cudaError_t done = cudaStreamQuery(stream);
+  if (done != cudaSuccess && done != cudaErrorNotReady)
+    check(done, "cudaStreamQuery");
+}
+
+void rule_cuda_event_query_in_raw_capture(float *scores, int64_t count, cudaStream_t stream,
+                                          cudaEvent_t event) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    check(cudaEventRecord(event, stream), "cudaEventRecord");
+    cudaError_t done = cudaEventQuery(event);
+    if (done != cudaSuccess && done != cudaErrorNotReady)
+      check(done, "cudaEventQuery");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "rule_cuda_event_query_in_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+}
+
+void exempt_cuda_event_query_after_raw_capture(float *scores, int64_t count, cudaStream_t stream,
+                                               cudaEvent_t event) {
+  cudaGraph_t graph = nullptr;
+  try {
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    scaleScores<<<blocksFor(count), kThreadsPerBlock, 0, stream>>>(scores, 0.5f, count);
+    check(cudaGetLastError(), "scaleScores");
+    check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
+  } catch (const std::exception &) {
+    endFailedRawCapture(stream, "exempt_cuda_event_query_after_raw_capture");
+    return;
+  }
+  launchOnce(graph, stream);
+  check(cudaEventRecord(event, stream), "cudaEventRecord");
+  cudaError_t done = cudaEventQuery(event);
+  if (done != cudaSuccess && done != cudaErrorNotReady)
+    check(done, "cudaEventQuery");
+}
+
 // ---- A kernel on the legacy default stream, and its twin ------------------------
 
 void rule_default_stream_kernel_in_capture(const torch::Tensor &scores, cudaStream_t blocking) {
@@ -772,6 +876,21 @@ int main() {
   expectCleanState("rule_default_stream_kernel_in_capture", blocking);
   exempt_kernel_on_capture_stream(raw, blocking);
   expectCleanState("exempt_kernel_on_capture_stream", blocking);
+
+  rule_cuda_memset_in_raw_capture(scores, raw.numel(), blocking);
+  expectCleanState("rule_cuda_memset_in_raw_capture", blocking);
+  exempt_memset_async_in_raw_capture(scores, raw.numel(), blocking);
+  expectCleanState("exempt_memset_async_in_raw_capture", blocking);
+  rule_cuda_stream_query_in_raw_capture(scores, raw.numel(), blocking);
+  expectCleanState("rule_cuda_stream_query_in_raw_capture", blocking);
+  exempt_cuda_stream_query_after_raw_capture(scores, raw.numel(), blocking);
+  expectCleanState("exempt_cuda_stream_query_after_raw_capture", blocking);
+  cudaEvent_t event = nullptr;
+  C10_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  rule_cuda_event_query_in_raw_capture(scores, raw.numel(), blocking, event);
+  expectCleanState("rule_cuda_event_query_in_raw_capture", blocking);
+  exempt_cuda_event_query_after_raw_capture(scores, raw.numel(), blocking, event);
+  expectCleanState("exempt_cuda_event_query_after_raw_capture", blocking);
 
   keep(raw);
   keep(rawCopy);
