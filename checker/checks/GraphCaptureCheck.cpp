@@ -126,17 +126,8 @@ void GraphCaptureCheck::onEndOfTranslationUnit() {
 
 SyncSummaries &GraphCaptureCheck::summaries(ASTContext &Context) {
   if (!Summaries) {
-    SyncSummaries::Options Opts;
-    Opts.Rules = syncRules();
-    Opts.IsIntended = [this](const FunctionDecl &Function) {
-      return isIntendedFunction(Function);
-    };
-    Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
-      return isInLibraryHeader(Loc, Context.getSourceManager());
-    };
-    Opts.Branches = conditionalBranches();
     Summaries = std::make_unique<SyncSummaries>(Context, devices(Context),
-                                                std::move(Opts));
+                                                summaryOptions(Context));
   }
   return *Summaries;
 }

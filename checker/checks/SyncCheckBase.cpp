@@ -288,6 +288,19 @@ bool SyncCheckBase::isInLibraryHeader(SourceLocation Loc,
           ThirdPartyHeaderPattern.match(File));
 }
 
+SyncSummaries::Options SyncCheckBase::summaryOptions(ASTContext &Context) {
+  SyncSummaries::Options Opts;
+  Opts.Rules = syncRules();
+  Opts.IsIntended = [this](const FunctionDecl &Function) {
+    return isIntendedFunction(Function);
+  };
+  Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
+    return isInLibraryHeader(Loc, Context.getSourceManager());
+  };
+  Opts.Branches = conditionalBranches();
+  return Opts;
+}
+
 bool SyncCheckBase::isIntendedFunction(const FunctionDecl &Function) const {
   if (IntendedPatterns.empty())
     return false;

@@ -24,6 +24,7 @@
 #include "analysis/DeviceValueFlow.h"
 #include "analysis/ReadUse.h"
 #include "analysis/RunCondition.h"
+#include "analysis/SyncSummary.h"
 #include "analysis/UnitTestCode.h"
 #include "analysis/device/DeviceInference.h"
 #include "checks/AlternativeRewrites.h"
@@ -246,6 +247,12 @@ protected:
   /// Notes the flag or preprocessor branch that the reported \p Call runs
   /// under, if any (RunCondition.h): "the call runs only when 'debug' is true".
   void noteRunCondition(const Expr &Call, ASTContext &Context);
+
+  /// The options of the sync summaries (SyncSummary.h) that
+  /// torch-sync-transitive and torch-sync-graph-capture follow calls with: this
+  /// check's rules, its intended functions, library headers and preprocessor
+  /// branches; the depth is left at its default.
+  SyncSummaries::Options summaryOptions(ASTContext &Context);
 
   /// The preprocessor branches of the translation unit (RunCondition.h); null
   /// before registerPPCallbacks.

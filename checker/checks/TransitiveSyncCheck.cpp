@@ -69,16 +69,8 @@ void TransitiveSyncCheck::onStartOfTranslationUnit() {
 
 SyncSummaries &TransitiveSyncCheck::summaries(ASTContext &Context) {
   if (!Summaries || SummariesContext != &Context) {
-    SyncSummaries::Options Opts;
+    SyncSummaries::Options Opts = summaryOptions(Context);
     Opts.MaxDepth = MaxDepth;
-    Opts.Rules = syncRules();
-    Opts.IsIntended = [this](const FunctionDecl &Function) {
-      return isIntendedFunction(Function);
-    };
-    Opts.IsInLibraryHeader = [this, &Context](SourceLocation Loc) {
-      return isInLibraryHeader(Loc, Context.getSourceManager());
-    };
-    Opts.Branches = conditionalBranches();
     Summaries = std::make_unique<SyncSummaries>(Context, devices(Context),
                                                 std::move(Opts));
     SummariesContext = &Context;
