@@ -260,7 +260,7 @@ private:
                     llvm::SmallVectorImpl<std::string> *Unmatched) {
     if (Key.empty())
       return;
-    auto Closed = llvm::remove_if(
+    auto *Closed = llvm::remove_if(
         State, [&](const OpenCapture &Open) { return Open.Key == Key; });
     if (Closed == State.end() && Unmatched &&
         !llvm::is_contained(*Unmatched, Key))

@@ -51,7 +51,7 @@ const OpenCapture *refusingCapture(const CaptureFact &Fact,
                                    const CapturedElement &Element) {
   if (!Fact.RelaxedModeAllows)
     return &Element.Open.front();
-  auto Strict = llvm::find_if(
+  const auto *Strict = llvm::find_if(
       Element.Open, [](const OpenCapture &Open) { return !Open.Relaxed; });
   return Strict == Element.Open.end() ? nullptr : &*Strict;
 }
