@@ -196,6 +196,9 @@ ENUM_INTS = {"reduction": {"none": 0, "mean": 1, "sum": 2},
 # Parameters that take int64 indices in [0, 2), valid for every schema input's dimensions.
 INDEX_NAMES = {"index", "indices", "offsets", "input_lengths", "target_lengths", "lengths", "offset2bag",
                "bag_size", "maximum_indices", "max_indices"}
+# Operators whose 'target' holds class indices (the input's shape without its class dimension). Other losses
+# (mse_loss, huber_loss, binary_cross_entropy, ...) take a target of the input's shape and dtype.
+CLASS_TARGET_OPERATORS = ("nll_loss", "cross_entropy", "multi_margin_loss")
 
 
 class Worker:
@@ -368,7 +371,8 @@ class Worker:
             # int64 indices in [0, 2): valid positions along any dimension of the inputs (all at least 2 long).
             sample = make()
             return torch.randint(0, 2, sample.shape, dtype=torch.int64, device=dev)
-        if t.startswith("Tensor") and name == "target":
+        if t.startswith("Tensor") and name == "target" and any(
+                op in str(schema).split("(")[0] for op in CLASS_TARGET_OPERATORS):
             # A class target: the input's shape without its class dimension (1), classes in [0, C).
             sample = make()
             if sample.dim() == 0:

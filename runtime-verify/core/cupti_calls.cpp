@@ -38,6 +38,8 @@ thread_local ThreadState threadState;
 
 // The stream captures begun and not ended, counted by subscriptions that watch capture errors.
 std::atomic<int> openCaptures{0};
+// The stream captures begun, ended or not.
+std::atomic<int> begunCaptures{0};
 
 // A subscription's client and the callback ids it wants delivered (all of them enabled when it watches
 // capture errors, so the wanted ones must be told apart). Never freed (see start()).
@@ -433,8 +435,10 @@ void watchCaptures(const CudaCallClient &client, bool runtime, const CUpti_Callb
     return;
   std::string_view api = info.functionName;
   int result = returnValueOf(runtime, info);
-  if (result == 0 && beginsCapture(api))
+  if (result == 0 && beginsCapture(api)) {
+    begunCaptures.fetch_add(1, std::memory_order_relaxed);
     openCaptures.fetch_add(1, std::memory_order_relaxed);
+  }
   // An end that succeeded, or that found its capture invalidated: either way the stream left capture mode.
   if ((result == 0 || isCaptureConsequence(result)) && endsCapture(api) &&
       openCaptures.load(std::memory_order_relaxed) > 0)
@@ -579,6 +583,8 @@ CuptiSubscription::~CuptiSubscription() {
 }
 
 int capturesUnderway() { return openCaptures.load(std::memory_order_relaxed); }
+
+int capturesBegun() { return begunCaptures.load(std::memory_order_relaxed); }
 
 ScopedCoreCall::ScopedCoreCall() { ++threadState.suspended; }
 ScopedCoreCall::~ScopedCoreCall() { --threadState.suspended; }

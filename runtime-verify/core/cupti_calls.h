@@ -77,4 +77,8 @@ MemoryType memoryTypeOf(const void *ptr);
 // seen by a subscription whose client has onCaptureError; 0 without one.
 int capturesUnderway();
 
+// How many stream captures the process has begun (counted as for capturesUnderway, never decreasing): a
+// client tells one capture from the next by it (the recorder: whether the capture under way already failed).
+int capturesBegun();
+
 } // namespace torch_sync::runtime

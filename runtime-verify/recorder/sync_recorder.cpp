@@ -3,6 +3,7 @@
 // See sync_recorder.h.
 #include "sync_recorder.h"
 
+#include "capture_throws.h"
 #include "cuda_call.h"
 #include "cupti_calls.h"
 #include "host_wait.h"
@@ -55,6 +56,7 @@ struct State {
   bool stopped = false;
   std::string cuptiStatus = "not started";
   std::string sdmStatus = "not started";
+  std::string captureThrowsStatus = "not started";
 };
 
 // Never destroyed: callbacks and the exit handler may run during static destruction.
@@ -165,6 +167,7 @@ void onExit(const CudaCall &call) {
 void onCaptureError(const CudaCall &call, int error) {
   if (finished.load(std::memory_order_relaxed))
     return;
+  noteCaptureFailed();
   recordEvent("capture_failure", call.api, "null", {}, {}, {}, runtime::captureErrorName(error),
               runtime::isCaptureConsequence(error) ? "consequence" : "cause");
 }
@@ -349,11 +352,14 @@ void writeObservations(const Ending &ending) {
   // source_root: the tree whose samples/ the file names are relative to, as this run saw it.
   std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
                jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
-  // capture_failure: watched by the CUPTI subscription (onCaptureError).
+  // capture_failure: watched by the CUPTI subscription (onCaptureError); capture_exception: the throws that
+  // fail a capture (capture_throws.h).
   std::fprintf(out,
-               "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s, \"capture_failure\": %s},\n",
+               "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s, \"capture_failure\": %s, "
+               "\"capture_exception\": %s},\n",
                jsonString(s.cuptiStatus).c_str(), jsonString(s.sdmStatus).c_str(),
-               runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"", jsonString(s.cuptiStatus).c_str());
+               runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"", jsonString(s.cuptiStatus).c_str(),
+               jsonString(s.captureThrowsStatus).c_str());
   // A run that crashed: the events are those recorded before it ended.
   if (ending.how) {
     std::fprintf(out, "  \"ended\": {\"how\": %s", jsonString(ending.how).c_str());
@@ -520,9 +526,10 @@ __attribute__((constructor)) void startRecorder() {
   (void)runtime::hostWaitEnabled(); // reads the environment and arms the main thread's exit detection
   s.cuptiStatus = startCupti();
   s.sdmStatus = startSyncDebugMode();
-  if (s.cuptiStatus != "ok" || s.sdmStatus != "ok")
-    std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s\n", s.cuptiStatus.c_str(),
-                 s.sdmStatus.c_str());
+  s.captureThrowsStatus = captureThrowsStatus();
+  if (s.cuptiStatus != "ok" || s.sdmStatus != "ok" || s.captureThrowsStatus != "ok")
+    std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s; capture exceptions: %s\n",
+                 s.cuptiStatus.c_str(), s.sdmStatus.c_str(), s.captureThrowsStatus.c_str());
   std::atexit(writeAtExit);
   installCrashHandlers();
 }
