@@ -52,6 +52,27 @@ SIGNALS = ("cupti", "sdm", "host_wait")
 # The check whose findings are compared with the observed capture failures rather than with the syncs.
 CAPTURE_CHECK = "torch-sync-graph-capture"
 
+# The two comparisons, findings against observed syncs and torch-sync-graph-capture's findings against observed
+# capture failures, differ only in their words: the field that lists what saw each missed event ("signals", or
+# the capture "errors"), the prefix of their disagreements' kinds, and the per-function verdicts.
+SYNC_COMPARISON = {
+    "details": "signals", "disagreement_prefix": "", "describe_apis": lambda miss: miss["apis"],
+    "observed_field": "observed_sync", "function_fields": {},
+    "verdicts": {"crashed": "unverified (no sync recorded before the run crashed)",
+                 "missed": "MISSED (sync not flagged)", "false alarm": "FALSE ALARM (flagged, no sync)",
+                 "quiet": "no sync on this GPU, not flagged", "after all, flagged": "syncs after all (flagged)",
+                 "after all, not flagged": "SYNCS AFTER ALL (not flagged)"}}
+CAPTURE_COMPARISON = {
+    "details": "errors", "disagreement_prefix": "capture ",
+    "describe_apis": lambda miss: [f"{a} ({', '.join(miss['errors'])})" for a in miss["apis"]],
+    "observed_field": "observed_capture_failure", "function_fields": {"comparison": "capture"},
+    "verdicts": {"crashed": "unverified (no capture failure recorded before the run crashed)",
+                 "missed": "MISSED (capture failure not flagged)",
+                 "false alarm": "FALSE ALARM (flagged, capture did not fail)",
+                 "quiet": "capture did not fail on this GPU, not flagged",
+                 "after all, flagged": "fails capture after all (flagged)",
+                 "after all, not flagged": "FAILS CAPTURE AFTER ALL (not flagged)"}}
+
 
 def fail(message):
     print(f"compare: error: {message}", file=sys.stderr)
@@ -320,81 +341,39 @@ def main():
                 continue
             frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or
                       [f"{event['file']}:{event['line']}"]]
-            entry = syncs.setdefault(key, {"frames": set(), "apis": set(), "signals": set()})
+            entry = syncs.setdefault(key, {"frames": set(), "apis": set(), "details": set()})
             entry["frames"].update((f, int(n)) for f, n in frames)
             entry["apis"].add(event["api"])
-            entry["signals"].add(event["signal"])
+            entry["details"].add(event["signal"])
 
         for key in sorted(set(syncs) & excluded):
             report["excluded"].append({"file": key[0], "line": key[1], "side": "observed"})
         syncs = {k: v for k, v in syncs.items() if k not in excluded}
-        on_sync_stack = set().union(*(s["frames"] for s in syncs.values())) if syncs else set()
         failures, consequences = capture_failures(data, excluded, report)
         on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
 
-        rows = {"tp": [], "fp": [], "fn": []}
-        flagged_lines = set()
-        for finding in findings:
-            key = (finding["file"], finding["line"])
-            if key in excluded:
-                report["excluded"].append({"file": key[0], "line": key[1], "side": "finding",
-                                           "check": finding["check"]})
-                continue
-            flagged_lines.add(key)
-            if ended and key not in on_sync_stack:
-                crash["unverified"].append(finding)  # maybe never reached: the run crashed
-                continue
-            if key not in on_sync_stack and key in on_failure_stack:
-                # The call failed capture, and may have thrown before it could sync: neither confirmed nor refuted.
-                report["unverified_after_capture_failure"].append(finding)
-                continue
-            verdict = "tp" if key in on_sync_stack else "fp"
-            rows[verdict].append(finding)
-            rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
-            rule[verdict] += 1
-        found = 0
-        for key, sync in sorted(syncs.items()):
-            if sync["frames"] & flagged_lines:
-                found += 1
-                continue
-            rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(sync["apis"]),
-                               "signals": sorted(sync["signals"])})
-        # Observations recorded before the recorder watched capture failures cannot confirm or refute a
-        # graph-capture finding: the sample must be recorded again.
-        if capture_findings and data.get("signals", {}).get("capture_failure") != "ok":
+        # Observations recorded before the recorder watched capture failures, the CUDA calls' and the exceptions'
+        # (LibTorch's own refusals), cannot confirm or refute a graph-capture finding: record the sample again.
+        watched = data.get("signals", {})
+        if capture_findings and (watched.get("capture_failure") != "ok" or watched.get("capture_exception") != "ok"):
             report["unwatched_captures"].append({"sample": sample, "findings": len(capture_findings)})
             capture_findings = []
         capture_rows = compare_captures(capture_findings, failures, consequences, excluded, ended,
                                         crash if ended else None, report)
+        # A call that failed capture may have thrown before it could sync: a finding on its stack that no sync
+        # confirms is neither confirmed nor refuted.
+        rows, found = match_findings(findings, syncs, SYNC_COMPARISON, excluded, ended, crash if ended else None,
+                                     report, unverified=on_failure_stack)
         capture_sample = bool(failures or consequences or capture_findings)
         # Per-rule samples: does each rule_* function sync and get flagged, and each exempt_* neither? In a
         # sample with capture failures or graph-capture findings: does each rule_* function fail capture and get
         # flagged by torch-sync-graph-capture, and each exempt_* neither?
-        for name, first, last in (sample_functions(os.path.join(root, source)) if capture_sample else []):
-            report.setdefault("functions", []).append(
-                capture_verdict(source, name, first, last, failures, capture_findings, excluded, ended))
-        for name, first, last in (sample_functions(os.path.join(root, source))
-                                  if source.startswith("samples/rules/") and not capture_sample else []):
-            inside = lambda key: key[0] == source and first <= key[1] <= last
-            synced = any(inside(frame) for sync in syncs.values() for frame in sync["frames"])
-            flags = sorted({f["check"] for f in findings if inside((f["file"], f["line"]))
-                            and (f["file"], f["line"]) not in excluded})
-            version_only = all((source, n) in excluded for n in range(first, last + 1))
-            if version_only:
-                verdict = "left out (TORCH_VERSION conditional)"
-            elif ended and not synced:
-                verdict = "unverified (no sync recorded before the run crashed)"
-            elif name.startswith("rule_"):
-                verdict = {(True, True): "confirmed", (True, False): "MISSED (sync not flagged)",
-                           (False, True): "FALSE ALARM (flagged, no sync)",
-                           (False, False): "no sync on this GPU, not flagged"}[(synced, bool(flags))]
-            else:
-                verdict = {(False, False): "confirmed", (False, True): "FALSE ALARM (flagged, no sync)",
-                           (True, True): "syncs after all (flagged)",
-                           (True, False): "SYNCS AFTER ALL (not flagged)"}[(synced, bool(flags))]
-            report.setdefault("functions", []).append({
-                "sample": source, "function": name, "lines": [first, last], "observed_sync": synced,
-                "flagged_by": flags, "verdict": verdict})
+        if capture_sample or source.startswith("samples/rules/"):
+            observed, flagging, comparison = ((failures, capture_findings, CAPTURE_COMPARISON) if capture_sample
+                                              else (syncs, findings, SYNC_COMPARISON))
+            for name, first, last in sample_functions(os.path.join(root, source)):
+                report.setdefault("functions", []).append(function_verdict(
+                    source, name, (first, last), observed, flagging, comparison, excluded, ended))
 
         report["samples"][sample] = {
             "source": source, "observed_syncs": len(syncs), "found_syncs": found,
@@ -409,13 +388,6 @@ def main():
         totals["fp"] += len(rows["fp"])
         totals["fn"] += len(rows["fn"])
         totals["found_syncs"] += found
-        for finding in rows["fp"]:
-            report["disagreements"].append({"kind": "false positive", "file": finding["file"],
-                                            "line": finding["line"], "check": finding["check"],
-                                            "message": finding["message"]})
-        for miss in rows["fn"]:
-            report["disagreements"].append({"kind": "false negative", "file": miss["file"], "line": miss["line"],
-                                            "apis": miss["apis"]})
 
         # Signals that disagree on a line: a documented wait that the sync debug mode did not report, or that
         # the host-wait test measured as returning early; a measured wait that no other signal calls one.
@@ -486,7 +458,8 @@ def main():
         problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
     for entry in report["unwatched_captures"]:
         problems.append(f"sample {entry['sample']} has {entry['findings']} torch-sync-graph-capture finding(s), but "
-                        "its observations did not watch capture failures (signals.capture_failure): record it again")
+                        "its observations did not watch capture failures (signals.capture_failure and "
+                        "signals.capture_exception): record it again")
     for entry in report["crashed"]:
         problems.append(f"sample {entry['sample']} crashed on the GPU ({entry['status']}; "
                         f"{ended_text(entry['ended'])}): the syncs recorded before are compared, "
@@ -538,72 +511,92 @@ def capture_failures(data, excluded, report):
             report["excluded"].append({"file": key[0], "line": key[1], "side": "observed capture failure"})
             continue
         frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or [f"{key[0]}:{key[1]}"]]
-        entry = failures.setdefault(key, {"frames": set(), "apis": set(), "errors": set()})
+        entry = failures.setdefault(key, {"frames": set(), "apis": set(), "details": set()})
         entry["frames"].update((f, int(n)) for f, n in frames)
         entry["apis"].add(event["api"])
-        entry["errors"].add(event.get("error") or "?")
+        entry["details"].add(event.get("error") or "?")
     return failures, consequences
 
 
-def compare_captures(capture_findings, failures, consequences, excluded, ended, crash, report):
-    """torch-sync-graph-capture's findings against the observed capture failures of one sample: the rows
-    (true and false positives, false negatives) and counts; adds its disagreements and rules to report."""
-    on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
+def match_findings(findings, observed, comparison, excluded, ended, crash, report, unverified=frozenset()):
+    """One sample's findings against its observed events of one comparison (syncs, or capture failures): a finding
+    on the stack of an observed event is a true positive, one on no such stack a false positive, and an event with
+    no finding on its stack a false negative. Findings on excluded lines are listed as excluded; after a crash
+    (crash: the report's entry, else None), a finding on no stack is unverified (maybe never reached), and so is one
+    whose line is in unverified. Adds the disagreements and the per-rule counts to report. Returns the rows (tp,
+    fp, fn lists) and how many observed events were found."""
+    on_stack = set().union(*(o["frames"] for o in observed.values())) if observed else set()
     rows = {"tp": [], "fp": [], "fn": []}
     flagged_lines = set()
-    for finding in capture_findings:
+    for finding in findings:
         key = (finding["file"], finding["line"])
         if key in excluded:
             report["excluded"].append({"file": key[0], "line": key[1], "side": "finding", "check": finding["check"]})
             continue
         flagged_lines.add(key)
-        if ended and key not in on_failure_stack:
+        if ended and key not in on_stack:
             crash["unverified"].append(finding)  # maybe never reached: the run crashed
             continue
-        verdict = "tp" if key in on_failure_stack else "fp"
+        if key not in on_stack and key in unverified:
+            report["unverified_after_capture_failure"].append(finding)
+            continue
+        verdict = "tp" if key in on_stack else "fp"
         rows[verdict].append(finding)
         rule = report["rules"].setdefault(rule_of(finding), {"tp": 0, "fp": 0, "fn": 0})
         rule[verdict] += 1
     found = 0
-    for key, failure in sorted(failures.items()):
-        if failure["frames"] & flagged_lines:
+    for key, event in sorted(observed.items()):
+        if event["frames"] & flagged_lines:
             found += 1
             continue
-        rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(failure["apis"]),
-                           "errors": sorted(failure["errors"])})
+        rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(event["apis"]),
+                           comparison["details"]: sorted(event["details"])})
+    prefix = comparison["disagreement_prefix"]
     for finding in rows["fp"]:
-        report["disagreements"].append({"kind": "capture false positive", "file": finding["file"],
+        report["disagreements"].append({"kind": prefix + "false positive", "file": finding["file"],
                                         "line": finding["line"], "check": finding["check"],
                                         "message": finding["message"]})
     for miss in rows["fn"]:
-        report["disagreements"].append({"kind": "capture false negative", "file": miss["file"], "line": miss["line"],
-                                        "apis": [f"{a} ({', '.join(miss['errors'])})" for a in miss["apis"]]})
+        report["disagreements"].append({"kind": prefix + "false negative", "file": miss["file"], "line": miss["line"],
+                                        "apis": comparison["describe_apis"](miss)})
+    return rows, found
+
+
+def compare_captures(capture_findings, failures, consequences, excluded, ended, crash, report):
+    """torch-sync-graph-capture's findings against the observed capture failures of one sample: the rows
+    (true and false positives, false negatives) and counts; adds its disagreements and rules to report."""
+    rows, found = match_findings(capture_findings, failures, CAPTURE_COMPARISON, excluded, ended, crash, report)
     return {"observed_failures": len(failures), "found_failures": found, "tp": len(rows["tp"]),
             "fp": len(rows["fp"]), "fn": len(rows["fn"]), "false_positives": rows["fp"],
             "false_negatives": rows["fn"], "consequences": len(consequences), "consequence_calls": consequences}
 
 
-def capture_verdict(source, name, first, last, failures, capture_findings, excluded, ended):
-    """Whether a rule_* function fails capture and is flagged by torch-sync-graph-capture, and an exempt_* neither."""
+def function_verdict(source, name, lines, observed, findings, comparison, excluded, ended):
+    """Whether a rule_* function of a sample has an observed event (a sync, or a capture failure) and is flagged,
+    and an exempt_* neither: one row of the report's "functions"."""
+    first, last = lines
+
     def inside(key):
         return key[0] == source and first <= key[1] <= last
-    failed = any(inside(frame) for failure in failures.values() for frame in failure["frames"])
-    flags = sorted({f["check"] for f in capture_findings if inside((f["file"], f["line"]))
+    happened = any(inside(frame) for event in observed.values() for frame in event["frames"])
+    flags = sorted({f["check"] for f in findings if inside((f["file"], f["line"]))
                     and (f["file"], f["line"]) not in excluded})
+    words = comparison["verdicts"]
     if all((source, n) in excluded for n in range(first, last + 1)):
         verdict = "left out (TORCH_VERSION conditional)"
-    elif ended and not failed:
-        verdict = "unverified (no capture failure recorded before the run crashed)"
+    elif ended and not happened:
+        verdict = words["crashed"]
     elif name.startswith("rule_"):
-        verdict = {(True, True): "confirmed", (True, False): "MISSED (capture failure not flagged)",
-                   (False, True): "FALSE ALARM (flagged, capture did not fail)",
-                   (False, False): "capture did not fail on this GPU, not flagged"}[(failed, bool(flags))]
+        verdict = {(True, True): "confirmed", (True, False): words["missed"], (False, True): words["false alarm"],
+                   (False, False): words["quiet"]}[(happened, bool(flags))]
     else:
-        verdict = {(False, False): "confirmed", (False, True): "FALSE ALARM (flagged, capture did not fail)",
-                   (True, True): "fails capture after all (flagged)",
-                   (True, False): "FAILS CAPTURE AFTER ALL (not flagged)"}[(failed, bool(flags))]
-    return {"sample": source, "function": name, "lines": [first, last], "comparison": "capture",
-            "observed_capture_failure": failed, "flagged_by": flags, "verdict": verdict}
+        verdict = {(False, False): "confirmed", (False, True): words["false alarm"],
+                   (True, True): words["after all, flagged"],
+                   (True, False): words["after all, not flagged"]}[(happened, bool(flags))]
+    row = {"sample": source, "function": name, "lines": [first, last]}
+    row.update(comparison["function_fields"])
+    row.update({comparison["observed_field"]: happened, "flagged_by": flags, "verdict": verdict})
+    return row
 
 
 def ended_text(ended):

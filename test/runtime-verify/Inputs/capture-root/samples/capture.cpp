@@ -17,3 +17,7 @@ void rule_missed(const at::Tensor &t) {
 void exempt_flagged(const at::Tensor &t) {
   t.sum(); // line 18: a graph-capture finding, no failure observed: a false positive
 }
+
+void rule_refused(const at::Tensor &t) {
+  t.cpu(); // line 22: LibTorch's check refuses it in a capture, a c10::Error before any CUDA call (observed)
+}
