@@ -303,9 +303,12 @@ private:
     if (isApiListFunction(ApiList::CaptureBeginFunctions, *Callee)) {
       std::string Key = captureKey(*Call);
       if (!Key.empty())
+        // The mode is the last argument of every begin (api list
+        // capture_begin_functions), defaulted or written.
         open(OpenCapture{Key, Call,
                          Call->getNumArgs() > 1 &&
-                             isRelaxedMode(Call->getArg(1))},
+                             isRelaxedMode(
+                                 Call->getArg(Call->getNumArgs() - 1))},
              State);
       return true;
     }

@@ -245,6 +245,23 @@ void positiveRelaxed(cudaStream_t stream, cudaEvent_t event) {
   cudaStreamEndCapture(stream, &graph);
 }
 
+// A capture into an existing graph (cudaStreamBeginCaptureToGraph, CUDA 12.3 and
+// later): the same capture of the stream, its mode the last argument.
+void positiveCaptureToGraph(cudaStream_t stream, cudaGraph_t into) {
+  cudaGraph_t graph;
+  void *buffer = nullptr;
+  cudaStreamBeginCaptureToGraph(stream, into, nullptr, nullptr, 0,
+                                cudaStreamCaptureModeGlobal);
+  cudaMalloc(&buffer, 256);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaMalloc' inside the CUDA graph capture begun at line [[@LINE-3]] allocates device memory
+  cudaStreamEndCapture(stream, &graph);
+  cudaMalloc(&buffer, 256);
+  cudaStreamBeginCaptureToGraph(stream, into, nullptr, nullptr, 0,
+                                cudaStreamCaptureModeRelaxed);
+  cudaMalloc(&buffer, 256);
+  cudaStreamEndCapture(stream, &graph);
+}
+
 // CUDAGraph's capture mode (LibTorch 2.x: 1.13's capture_begin takes none):
 // relaxed permits the allocation, the default (global) mode does not.
 #if TORCH_VERSION_MAJOR >= 2
