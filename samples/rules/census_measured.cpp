@@ -140,38 +140,40 @@ void rule_ctc_loss(torch::Device device) {
   keep(at::ctc_loss(logProbs, targets, inputLengths, targetLengths));
 }
 
+// Per-replica batch-norm statistics of 2 replicas over 3 channels, as
+// SyncBatchNorm gathers them.
+struct ReplicaStatistics {
+  torch::Tensor input, mean, invstd, runningMean, runningVar;
+};
+ReplicaStatistics replicaStatistics(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  return {torch::randn({2, 3, 4}, options), torch::randn({2, 3}, options),
+          torch::rand({2, 3}, options) + 1, torch::zeros({3}, options),
+          torch::ones({3}, options)};
+}
+
 // batch_norm_gather_stats copies its host count to the device and waits (a
 // CUDA kernel only: nothing to run on the CPU).
 void rule_batch_norm_gather_stats(torch::Device device) {
   if (!device.is_cuda())
     return;
-  auto options = torch::TensorOptions().device(device);
-  // Per-replica statistics of 2 replicas over 3 channels.
-  auto input = torch::randn({2, 3, 4}, options);
-  auto mean = torch::randn({2, 3}, options);
-  auto invstd = torch::rand({2, 3}, options) + 1;
-  auto runningMean = torch::zeros({3}, options);
-  auto runningVar = torch::ones({3}, options);
+  ReplicaStatistics s = replicaStatistics(device);
   queueWork(device);
-  keep(std::get<0>(at::batch_norm_gather_stats(input, mean, invstd, runningMean,
-                                               runningVar, 0.1, 1e-5,
-                                               /*count=*/8)));
+  keep(std::get<0>(at::batch_norm_gather_stats(s.input, s.mean, s.invstd,
+                                               s.runningMean, s.runningVar,
+                                               0.1, 1e-5, /*count=*/8)));
 }
 
 // Twin of rule_batch_norm_gather_stats: the counts as a device tensor.
 void exempt_batch_norm_gather_stats_with_counts(torch::Device device) {
   if (!device.is_cuda())
     return;
-  auto options = torch::TensorOptions().device(device);
-  auto input = torch::randn({2, 3, 4}, options);
-  auto mean = torch::randn({2, 3}, options);
-  auto invstd = torch::rand({2, 3}, options) + 1;
-  auto runningMean = torch::zeros({3}, options);
-  auto runningVar = torch::ones({3}, options);
-  auto counts = torch::full({2}, 4.0, options);
+  ReplicaStatistics s = replicaStatistics(device);
+  auto counts = torch::full({2}, 4.0, torch::TensorOptions().device(device));
   queueWork(device);
   keep(std::get<0>(at::batch_norm_gather_stats_with_counts(
-      input, mean, invstd, runningMean, runningVar, 0.1, 1e-5, counts)));
+      s.input, s.mean, s.invstd, s.runningMean, s.runningVar, 0.1, 1e-5,
+      counts)));
 }
 
 // quantize_per_channel reads its scales and zero points on the host.
