@@ -89,6 +89,47 @@ bool isRelaxedMode(const Expr *Mode) {
          isInApiList(ApiList::RelaxedCaptureModes, Enumerator->getName());
 }
 
+/// The capture status that \p E names (api lists capture_status_none and
+/// capture_status_active): 0 for none, 1 for active, nullopt for anything
+/// else.
+std::optional<unsigned> captureStatusOf(const Expr *E) {
+  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *Enumerator =
+      Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
+  if (!Enumerator || !Enumerator->getIdentifier())
+    return std::nullopt;
+  std::string Name = Enumerator->getQualifiedNameAsString();
+  if (isInApiList(ApiList::CaptureStatusNone, Name))
+    return 0;
+  if (isInApiList(ApiList::CaptureStatusActive, Name))
+    return 1;
+  return std::nullopt;
+}
+
+/// Which successor of a branch on \p Condition runs while no capture is
+/// under way: 0 (the true branch) for 'status == None' or 'status !=
+/// Active', 1 for 'status != None' or 'status == Active', negated by '!';
+/// nullopt when the condition is no such test.
+std::optional<unsigned> uncapturedSuccessor(const Expr *Condition) {
+  Condition = Condition->IgnoreParenImpCasts();
+  if (const auto *Not = dyn_cast<UnaryOperator>(Condition);
+      Not && Not->getOpcode() == UO_LNot) {
+    std::optional<unsigned> Inner = uncapturedSuccessor(Not->getSubExpr());
+    return Inner ? std::optional<unsigned>(1 - *Inner) : std::nullopt;
+  }
+  const auto *Compare = dyn_cast<BinaryOperator>(Condition);
+  if (!Compare || !Compare->isEqualityOp())
+    return std::nullopt;
+  std::optional<unsigned> Status = captureStatusOf(Compare->getRHS());
+  if (!Status)
+    Status = captureStatusOf(Compare->getLHS());
+  if (!Status)
+    return std::nullopt;
+  // None: the true branch of '==' is uncaptured; Active: its false branch.
+  bool Equal = Compare->getOpcode() == BO_EQ;
+  return (*Status == 0) == Equal ? 0 : 1;
+}
+
 /// Whether \p Key names something of its function's own: a local variable,
 /// which no caller can name (a summary leaves it out).
 bool isLocalKey(llvm::StringRef Key) { return Key.starts_with("l"); }
@@ -158,11 +199,21 @@ struct CaptureRegions::Analysis {
       CaptureState State = Entry[Block];
       for (const CFGElement &Element : *Block)
         transfer(Element, State, /*Unmatched=*/nullptr);
+      // A branch on the capture status: no capture is open on the branch
+      // where the status says none is under way.
+      const auto *Condition =
+          dyn_cast_or_null<Expr>(Block->getTerminatorCondition());
+      std::optional<unsigned> Uncaptured =
+          Condition ? uncapturedSuccessor(Condition) : std::nullopt;
+      const CaptureState NoCapture;
+      unsigned Index = 0;
       for (const CFGBlock *Next : Block->succs()) {
+        const CaptureState &Out =
+            Uncaptured && *Uncaptured == Index++ ? NoCapture : State;
         if (!Next)
           continue;
         bool Seen = Entry.count(Next);
-        if (merge(Entry[Next], State) || !Seen)
+        if (merge(Entry[Next], Out) || !Seen)
           Work.push_back(Next);
       }
     }

@@ -24,6 +24,9 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#endif
 
 using at::cuda::CUDAGraph;
 
@@ -261,6 +264,47 @@ void positiveCaptureToGraph(cudaStream_t stream, cudaGraph_t into) {
   cudaMalloc(&buffer, 256);
   cudaStreamEndCapture(stream, &graph);
 }
+
+// A guard by the capture status: a branch where the status says no capture
+// is under way (cudaStreamIsCapturing's, the driver's) runs outside it.
+void negativeGuardedByStatus(cudaStream_t stream, CUstream driverStream) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(stream, &status);
+  if (status == cudaStreamCaptureStatusNone)
+    cudaStreamSynchronize(stream);
+  if (status != cudaStreamCaptureStatusActive)
+    cudaStreamSynchronize(stream);
+  if (cudaStreamCaptureStatusActive == status) {
+    cudaStreamQuery(stream);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamQuery' inside the CUDA graph capture begun at line [[@LINE-9]]
+  } else {
+    cudaStreamSynchronize(stream);
+  }
+  if (!(status != cudaStreamCaptureStatusNone))
+    cudaStreamSynchronize(stream);
+  CUstreamCaptureStatus driverStatus;
+  cuStreamIsCapturing(driverStream, &driverStatus);
+  if (driverStatus == CU_STREAM_CAPTURE_STATUS_NONE)
+    cudaStreamSynchronize(stream);
+  // After the guards the capture may be open again.
+  cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-21]]
+  cudaStreamEndCapture(stream, &graph);
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+// LibTorch's capture status of the current stream.
+void negativeGuardedByLibTorchStatus(at::cuda::CUDAGraph &graph,
+                                     const at::Tensor &t) {
+  graph.capture_begin();
+  if (c10::cuda::currentStreamCaptureStatusMayInitCtx() ==
+      c10::cuda::CaptureStatus::None)
+    double value = t.item<double>();
+  graph.capture_end();
+}
+#endif
 
 // CUDAGraph's capture mode (LibTorch 2.x: 1.13's capture_begin takes none):
 // relaxed permits the allocation, the default (global) mode does not.
