@@ -3,7 +3,7 @@
 // See sync_recorder.h.
 #include "sync_recorder.h"
 
-#include "capture_throws.h"
+#include "capture_checks.h"
 #include "cuda_call.h"
 #include "cupti_calls.h"
 #include "host_wait.h"
@@ -56,7 +56,7 @@ struct State {
   bool stopped = false;
   std::string cuptiStatus = "not started";
   std::string sdmStatus = "not started";
-  std::string captureThrowsStatus = "not started";
+  std::string captureChecksStatus = "not started";
 };
 
 // Never destroyed: callbacks and the exit handler may run during static destruction.
@@ -352,14 +352,14 @@ void writeObservations(const Ending &ending) {
   // source_root: the tree whose samples/ the file names are relative to, as this run saw it.
   std::fprintf(out, "{\n  \"format\": 1,\n  \"sample\": %s,\n  \"source_root\": %s,\n",
                jsonString(baseName(exe)).c_str(), jsonString(root).c_str());
-  // capture_failure: watched by the CUPTI subscription (onCaptureError); capture_exception: the throws that
-  // fail a capture (capture_throws.h).
+  // capture_failure: watched by the CUPTI subscription (onCaptureError); capture_exception: LibTorch's checks
+  // that fail a capture (capture_checks.h).
   std::fprintf(out,
                "  \"signals\": {\"cupti\": %s, \"sdm\": %s, \"host_wait\": %s, \"capture_failure\": %s, "
                "\"capture_exception\": %s},\n",
                jsonString(s.cuptiStatus).c_str(), jsonString(s.sdmStatus).c_str(),
                runtime::hostWaitEnabled() ? "\"ok\"" : "\"off\"", jsonString(s.cuptiStatus).c_str(),
-               jsonString(s.captureThrowsStatus).c_str());
+               jsonString(s.captureChecksStatus).c_str());
   // A run that crashed: the events are those recorded before it ended.
   if (ending.how) {
     std::fprintf(out, "  \"ended\": {\"how\": %s", jsonString(ending.how).c_str());
@@ -526,10 +526,10 @@ __attribute__((constructor)) void startRecorder() {
   (void)runtime::hostWaitEnabled(); // reads the environment and arms the main thread's exit detection
   s.cuptiStatus = startCupti();
   s.sdmStatus = startSyncDebugMode();
-  s.captureThrowsStatus = captureThrowsStatus();
-  if (s.cuptiStatus != "ok" || s.sdmStatus != "ok" || s.captureThrowsStatus != "ok")
-    std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s; capture exceptions: %s\n",
-                 s.cuptiStatus.c_str(), s.sdmStatus.c_str(), s.captureThrowsStatus.c_str());
+  s.captureChecksStatus = captureChecksStatus();
+  if (s.cuptiStatus != "ok" || s.sdmStatus != "ok" || s.captureChecksStatus != "ok")
+    std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s; LibTorch checks: %s\n",
+                 s.cuptiStatus.c_str(), s.sdmStatus.c_str(), s.captureChecksStatus.c_str());
   std::atexit(writeAtExit);
   installCrashHandlers();
 }
