@@ -352,8 +352,8 @@ def main():
         failures, consequences = capture_failures(data, excluded, report)
         on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
 
-        # Observations recorded before the recorder watched capture failures, the CUDA calls' and the exceptions'
-        # (LibTorch's own refusals), cannot confirm or refute a graph-capture finding: record the sample again.
+        # Observations recorded before the recorder watched capture failures, the CUDA calls' and LibTorch's failed
+        # checks', cannot confirm or refute a graph-capture finding: record the sample again.
         watched = data.get("signals", {})
         if capture_findings and (watched.get("capture_failure") != "ok" or watched.get("capture_exception") != "ok"):
             report["unwatched_captures"].append({"sample": sample, "findings": len(capture_findings)})
