@@ -19,9 +19,10 @@ A finding is a true positive when its line is on the stack of an observed sync. 
 when some finding lies on one of its lines. Lines inside a preprocessor conditional on TORCH_VERSION are left
 out on both sides: the GPU and the checker may see different branches of them.
 
-Capture failures are compared apart: a CUDA call that returned a stream capture error (the recorder's
-"capture_failure" events; only each capture's cause, not the "consequence" that cudaStreamEndCapture reports
-for an invalidated capture) with torch-sync-graph-capture's findings, which no sync comparison counts. A
+Capture failures are compared apart: a CUDA call that returned a stream capture error, or a LibTorch check
+that refused a call inside a capture (kind "exception"; the recorder's "capture_failure" events; only each
+capture's cause, not the "consequence" that cudaStreamEndCapture reports for an invalidated capture) with
+torch-sync-graph-capture's findings, which no sync comparison counts. A
 graph-capture finding on the stack of a failing call is a true positive, one on no such stack a false
 positive, and a failing call with no finding on its stack a false negative. A call that failed capture may
 have thrown before it could sync (item() inside a capture fails at its copy or its synchronize): another
@@ -294,7 +295,7 @@ def main():
 
     report = {"metadata": metadata, "libtorch_version_for_checker": version, "samples": {}, "rules": {},
               "disagreements": [], "signal_disagreements": [], "excluded": [], "not_run": [], "crashed": [],
-              "unverified_after_capture_failure": [], "unwatched_captures": []}
+              "unverified_after_capture_failure": [], "unwatched_captures": [], "unwatched_checks": []}
     totals = {"tp": 0, "fp": 0, "fn": 0, "found_syncs": 0}
     capture_totals = {"tp": 0, "fp": 0, "fn": 0, "found_failures": 0, "observed_failures": 0, "consequences": 0}
     for sample in sorted(samples):
@@ -351,6 +352,12 @@ def main():
         syncs = {k: v for k, v in syncs.items() if k not in excluded}
         failures, consequences = capture_failures(data, excluded, report)
         on_failure_stack = set().union(*(f["frames"] for f in failures.values())) if failures else set()
+        # A call that failed capture may have thrown before it could sync: a finding on its stack that no sync
+        # confirms is neither confirmed nor refuted. (The sync disagreements go to the report after the capture
+        # ones, below.)
+        rows, found, sync_disagreements = match_findings(findings, syncs, SYNC_COMPARISON, excluded, ended,
+                                                         crash if ended else None, report,
+                                                         unverified=on_failure_stack)
 
         # Observations recorded before the recorder watched the CUDA calls that fail a capture cannot confirm or
         # refute a graph-capture finding: record the sample again. (Those recorded before it watched LibTorch's
@@ -359,12 +366,12 @@ def main():
         if capture_findings and data.get("signals", {}).get("capture_failure") != "ok":
             report["unwatched_captures"].append({"sample": sample, "findings": len(capture_findings)})
             capture_findings = []
+        # A recorder that meant to watch LibTorch's failed checks and could not: the refused captures are missing.
+        checks_watch = data.get("signals", {}).get("capture_exception", "ok")
+        if capture_findings and checks_watch != "ok":
+            report["unwatched_checks"].append({"sample": sample, "status": checks_watch})
         capture_rows = compare_captures(capture_findings, failures, consequences, excluded, ended,
                                         crash if ended else None, report)
-        # A call that failed capture may have thrown before it could sync: a finding on its stack that no sync
-        # confirms is neither confirmed nor refuted.
-        rows, found = match_findings(findings, syncs, SYNC_COMPARISON, excluded, ended, crash if ended else None,
-                                     report, unverified=on_failure_stack)
         capture_sample = bool(failures or consequences or capture_findings)
         # Per-rule samples: does each rule_* function sync and get flagged, and each exempt_* neither? In a
         # sample with capture failures or graph-capture findings: does each rule_* function fail capture and get
@@ -389,6 +396,7 @@ def main():
         totals["fp"] += len(rows["fp"])
         totals["fn"] += len(rows["fn"])
         totals["found_syncs"] += found
+        report["disagreements"].extend(sync_disagreements)
 
         # Signals that disagree on a line: a documented wait that the sync debug mode did not report, or that
         # the host-wait test measured as returning early; a measured wait that no other signal calls one.
@@ -457,6 +465,10 @@ def main():
         problems.append(f"recall {recall:.4f} (without the known disagreements) is below {args.min_recall}")
     for entry in report["not_run"]:
         problems.append(f"sample {entry['sample']} did not run to completion on the GPU: {entry['status']}")
+    for entry in report["unwatched_checks"]:
+        problems.append(f"sample {entry['sample']}: the recorder did not watch LibTorch's failed checks "
+                        f"(signals.capture_exception: {entry['status']}), so captures they refuse are missing: "
+                        "record it again")
     for entry in report["unwatched_captures"]:
         problems.append(f"sample {entry['sample']} has {entry['findings']} torch-sync-graph-capture finding(s), but "
                         "its observations did not watch capture failures (signals.capture_failure): record it again")
@@ -523,8 +535,8 @@ def match_findings(findings, observed, comparison, excluded, ended, crash, repor
     on the stack of an observed event is a true positive, one on no such stack a false positive, and an event with
     no finding on its stack a false negative. Findings on excluded lines are listed as excluded; after a crash
     (crash: the report's entry, else None), a finding on no stack is unverified (maybe never reached), and so is one
-    whose line is in unverified. Adds the disagreements and the per-rule counts to report. Returns the rows (tp,
-    fp, fn lists) and how many observed events were found."""
+    whose line is in unverified. Adds the per-rule counts to report. Returns the rows (tp, fp, fn lists), how many
+    observed events were found, and the disagreements (false positives, then false negatives) for the report."""
     on_stack = set().union(*(o["frames"] for o in observed.values())) if observed else set()
     rows = {"tp": [], "fp": [], "fn": []}
     flagged_lines = set()
@@ -552,20 +564,19 @@ def match_findings(findings, observed, comparison, excluded, ended, crash, repor
         rows["fn"].append({"file": key[0], "line": key[1], "apis": sorted(event["apis"]),
                            comparison["details"]: sorted(event["details"])})
     prefix = comparison["disagreement_prefix"]
-    for finding in rows["fp"]:
-        report["disagreements"].append({"kind": prefix + "false positive", "file": finding["file"],
-                                        "line": finding["line"], "check": finding["check"],
-                                        "message": finding["message"]})
-    for miss in rows["fn"]:
-        report["disagreements"].append({"kind": prefix + "false negative", "file": miss["file"], "line": miss["line"],
-                                        "apis": comparison["describe_apis"](miss)})
-    return rows, found
+    disagreements = [{"kind": prefix + "false positive", "file": finding["file"], "line": finding["line"],
+                      "check": finding["check"], "message": finding["message"]} for finding in rows["fp"]]
+    disagreements += [{"kind": prefix + "false negative", "file": miss["file"], "line": miss["line"],
+                       "apis": comparison["describe_apis"](miss)} for miss in rows["fn"]]
+    return rows, found, disagreements
 
 
 def compare_captures(capture_findings, failures, consequences, excluded, ended, crash, report):
     """torch-sync-graph-capture's findings against the observed capture failures of one sample: the rows
     (true and false positives, false negatives) and counts; adds its disagreements and rules to report."""
-    rows, found = match_findings(capture_findings, failures, CAPTURE_COMPARISON, excluded, ended, crash, report)
+    rows, found, disagreements = match_findings(capture_findings, failures, CAPTURE_COMPARISON, excluded, ended,
+                                                crash, report)
+    report["disagreements"].extend(disagreements)
     return {"observed_failures": len(failures), "found_failures": found, "tp": len(rows["tp"]),
             "fp": len(rows["fp"]), "fn": len(rows["fn"]), "false_positives": rows["fp"],
             "false_negatives": rows["fn"], "consequences": len(consequences), "consequence_calls": consequences}

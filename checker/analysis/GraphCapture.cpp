@@ -130,6 +130,20 @@ std::optional<unsigned> uncapturedSuccessor(const Expr *Condition) {
   return (*Status == 0) == Equal ? 0 : 1;
 }
 
+/// Which successor of \p Block runs while no capture is under way, when the
+/// block ends in a two-way branch on a capture status test
+/// (uncapturedSuccessor); nullopt otherwise. Of a chain of '&&' or '||' the
+/// block's own operand is tested: the last operand that the edge depends on
+/// (the earlier ones lead to it only when they allowed it).
+std::optional<unsigned> uncapturedBranch(const CFGBlock &Block) {
+  const Stmt *Terminator = Block.getTerminatorStmt();
+  // A switch's successors are its cases, not a true and a false branch.
+  if (Block.succ_size() != 2 || !Terminator || isa<SwitchStmt>(Terminator))
+    return std::nullopt;
+  const Expr *Condition = Block.getLastCondition();
+  return Condition ? uncapturedSuccessor(Condition) : std::nullopt;
+}
+
 /// Whether \p Key names something of its function's own: a local variable,
 /// which no caller can name (a summary leaves it out).
 bool isLocalKey(llvm::StringRef Key) { return Key.starts_with("l"); }
@@ -201,17 +215,13 @@ struct CaptureRegions::Analysis {
         transfer(Element, State, /*Unmatched=*/nullptr);
       // A branch on the capture status: no capture is open on the branch
       // where the status says none is under way.
-      const auto *Condition =
-          dyn_cast_or_null<Expr>(Block->getTerminatorCondition());
-      std::optional<unsigned> Uncaptured =
-          Condition ? uncapturedSuccessor(Condition) : std::nullopt;
+      std::optional<unsigned> Uncaptured = uncapturedBranch(*Block);
       const CaptureState NoCapture;
-      unsigned Index = 0;
-      for (const CFGBlock *Next : Block->succs()) {
-        const CaptureState &Out =
-            Uncaptured && *Uncaptured == Index++ ? NoCapture : State;
+      for (auto [Index, Next] : llvm::enumerate(Block->succs())) {
         if (!Next)
           continue;
+        const CaptureState &Out =
+            Uncaptured && *Uncaptured == Index ? NoCapture : State;
         bool Seen = Entry.count(Next);
         if (merge(Entry[Next], Out) || !Seen)
           Work.push_back(Next);

@@ -5,9 +5,11 @@
 // state is the set of open captures. A capture opens at a call of a
 // capture_begin function (sync-facts.yaml api list capture_begin_functions:
 // 'CUDAGraph::capture_begin', 'cudaStreamBeginCapture',
-// 'cuStreamBeginCapture') and closes at a capture_end function's call on the
-// same capture: the same graph object, or for the runtime and driver calls
-// the same stream expression.
+// 'cuStreamBeginCapture' and their ToGraph forms) and closes at a
+// capture_end function's call on the same capture: the same graph object, or
+// for the runtime and driver calls the same stream expression. A branch that
+// runs only when a capture status says no capture is under way (api lists
+// capture_status_none and capture_status_active) starts with none open.
 //
 // The project's own functions are summarized (CaptureSummary): those that
 // leave a capture open when they return ('beginCapture()', an RAII class's

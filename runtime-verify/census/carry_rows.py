@@ -6,8 +6,10 @@
 NEW and OLD are census.py results of the ATen half (aten.jsonl or aten.jsonl.gz). Each row of NEW that its
 workers did not reach ("errors": ["not reached before --time-limit"]) is replaced by OLD's row of the same
 overload, when OLD ran it (a row that OLD did not reach either stays as it is), marked with "carried_from":
-OLD's date and GPU (its first line's meta). MERGED (gzip-compressed when its name ends in .gz) has NEW's first
-line with "carried_rows" (how many rows were carried) and "carried_from" added, then the rows in NEW's order.
+OLD's date and GPU (its first line's meta; a row OLD had itself carried keeps its own). MERGED (gzip-compressed
+when its name ends in .gz) has NEW's first line with "not_reached" counting the rows still not reached,
+"carried_rows" the rows carried (added to any NEW had) and, when any was, "carried_from", then the rows in NEW's
+order.
 The result is what docs/census.md calls a run with carried rows; summarize.py and compare_runs.py read it as
 any run. Exit status 0; 2 on unreadable input. A one-line summary goes to stdout.
 """
@@ -48,11 +50,20 @@ def carry(new_meta, new_rows, old_meta, old_rows):
     merged, carried = [], 0
     for row in new_rows:
         if not_reached(row) and row["overload"] in earlier:
-            row = dict(earlier[row["overload"]], carried_from=label)
+            # A row OLD itself carried keeps the run it came from.
+            row = dict(earlier[row["overload"]])
+            row.setdefault("carried_from", label)
             carried += 1
         merged.append(row)
-    meta = dict(new_meta, carried_rows=carried, carried_from=label)
+    meta = dict(new_meta, not_reached=sum(1 for row in merged if not_reached(row)))
+    meta["carried_rows"] = meta.get("carried_rows", 0) + carried
+    if carried:
+        meta["carried_from"] = label
     return meta, merged
+
+
+def carried_count(rows):
+    return sum(1 for row in rows if "carried_from" in row)
 
 
 def main():
@@ -70,8 +81,8 @@ def main():
         for row in rows:
             out.write(json.dumps(row) + "\n")
     left = sum(1 for row in rows if not_reached(row))
-    print(f"carry_rows: {meta['carried_rows']} rows carried from {meta['carried_from']}; "
-          f"{left} not reached in either run")
+    print(f"carry_rows: {carried_count(rows)} rows carried from {old_meta.get('date', '?')} "
+          f"{old_meta.get('gpu', '?')} or earlier; {left} not reached in either run")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 // The recorder's definition (torch_check_fail.cpp), declared as c10/util/Exception.h declares it.
 namespace c10::detail {
 [[noreturn]] void torchCheckFail(const char *func, const char *file, uint32_t line, const std::string &msg);
+[[noreturn]] void torchCheckFail(const char *func, const char *file, uint32_t line, const char *msg);
 } // namespace c10::detail
 
 namespace torch_sync::recorder {
@@ -24,22 +26,36 @@ std::atomic<int> failedCapture{-1};
 
 } // namespace
 
+namespace {
+
+// Whether calls of own (one overload of the recorder's torchCheckFail) from LibTorch's libraries reach it and
+// it can pass them on: "" when so, else a sentence why not.
+std::string interpositionProblem(void *own, const char *overload) {
+  Dl_info info{};
+  if (!dladdr(own, &info) || !info.dli_sname)
+    return std::string("the recorder's torchCheckFail(") + overload + ") is not exported";
+  if (!dlsym(RTLD_NEXT, info.dli_sname))
+    return std::string("no libc10 torchCheckFail(") + overload + ") after the recorder's";
+  void *reached = dlsym(RTLD_DEFAULT, info.dli_sname);
+  if (reached == own)
+    return "";
+  const char *where = dladdr(reached, &info) && info.dli_fname ? info.dli_fname : "an unknown object";
+  return std::string("LibTorch's checks reach the torchCheckFail(") + overload + ") of " + where;
+}
+
+} // namespace
+
 const char *captureChecksStatus() {
   static const std::string status = []() -> std::string {
-    void *own = reinterpret_cast<void *>(
-        static_cast<void (*)(const char *, const char *, uint32_t, const std::string &)>(
-            &c10::detail::torchCheckFail));
-    Dl_info info{};
-    if (!dladdr(own, &info) || !info.dli_sname)
-      return "error: the recorder's torchCheckFail is not exported (no dynamic symbol names it)";
-    if (!dlsym(RTLD_NEXT, info.dli_sname))
-      return "error: no libc10 torchCheckFail after the recorder's (is the program linked with LibTorch?)";
-    void *reached = dlsym(RTLD_DEFAULT, info.dli_sname);
-    if (reached == own)
-      return "ok";
-    const char *where = dladdr(reached, &info) && info.dli_fname ? info.dli_fname : "an unknown object";
-    return std::string("error: LibTorch's checks reach the torchCheckFail of ") + where +
-           ", not the recorder's";
+    using StringMessage = void (*)(const char *, const char *, uint32_t, const std::string &);
+    using LiteralMessage = void (*)(const char *, const char *, uint32_t, const char *);
+    std::string problem = interpositionProblem(
+        reinterpret_cast<void *>(static_cast<StringMessage>(&c10::detail::torchCheckFail)), "std::string");
+    if (problem.empty())
+      problem = interpositionProblem(
+          reinterpret_cast<void *>(static_cast<LiteralMessage>(&c10::detail::torchCheckFail)),
+          "const char *");
+    return problem.empty() ? "ok" : "error: " + problem;
   }();
   return status.c_str();
 }
@@ -53,8 +69,13 @@ void recordCheckFailure(std::string_view message) {
   if (failedCapture.exchange(capture, std::memory_order_relaxed) == capture)
     return;
   message = message.substr(0, message.find('\n'));
+  // At most 200 bytes, not cutting a UTF-8 sequence (its continuation bytes are 10xxxxxx).
+  size_t length = std::min<size_t>(message.size(), 200);
+  while (length > 0 && length < message.size() &&
+         (static_cast<unsigned char>(message[length]) & 0xC0) == 0x80)
+    --length;
   recordEvent("capture_failure", "TORCH_CHECK", "null", "exception", {}, {},
-              std::string(message.substr(0, 200)), "cause");
+              std::string(message.substr(0, length)), "cause");
 }
 
 } // namespace torch_sync::recorder

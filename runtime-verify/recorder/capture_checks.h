@@ -11,17 +11,20 @@
 // The first check that fails while a stream capture is under way (runtime::capturesUnderway) and before any
 // CUDA call failed that capture is a "capture_failure" event: its "kind" "exception", its "api"
 // "TORCH_CHECK", its "error" the first line of the check's message, its "capture" "cause". Captures are
-// counted per process: a check that fails on any thread while a capture is under way counts, and so would one
-// whose c10::Error is caught inside a capture that then succeeds (no sample does). Other exceptions (a
-// TORCH_INTERNAL_ASSERT, a C10_THROW_ERROR, the program's own throw) are not observed.
+// counted per process: a check that fails on any thread while a capture is under way counts (a C10_CUDA_CHECK
+// of an error that is no capture error, an out-of-memory inside the capture, is recorded so too), and so
+// would one whose c10::Error is caught inside a capture that then succeeds (no sample does). A
+// TORCH_INTERNAL_ASSERT without a message goes through torchCheckFail and is recorded alike; other exceptions
+// (a TORCH_INTERNAL_ASSERT with one, a C10_THROW_ERROR, the program's own throw) are not observed.
 #pragma once
 
 #include <string_view>
 
 namespace torch_sync::recorder {
 
-// "ok" when LibTorch's failed checks reach the recorder's c10::detail::torchCheckFail; otherwise a sentence
-// saying why not (no libc10 definition to pass them on to, or the lookup finds another definition first).
+// "ok" when LibTorch's failed checks reach the recorder's c10::detail::torchCheckFail, both overloads;
+// otherwise a sentence saying why not (no libc10 definition to pass them on to, or the lookup finds another
+// definition first).
 // Static storage.
 const char *captureChecksStatus();
 

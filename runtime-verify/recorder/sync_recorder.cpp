@@ -526,7 +526,9 @@ __attribute__((constructor)) void startRecorder() {
   (void)runtime::hostWaitEnabled(); // reads the environment and arms the main thread's exit detection
   s.cuptiStatus = startCupti();
   s.sdmStatus = startSyncDebugMode();
-  s.captureChecksStatus = captureChecksStatus();
+  // The checks are recorded only while a capture is under way, which the CUPTI subscription counts.
+  s.captureChecksStatus =
+      s.cuptiStatus == "ok" ? captureChecksStatus() : "off (needs the CUPTI subscription)";
   if (s.cuptiStatus != "ok" || s.sdmStatus != "ok" || s.captureChecksStatus != "ok")
     std::fprintf(stderr, "sync_recorder: cupti: %s; sync debug mode: %s; LibTorch checks: %s\n",
                  s.cuptiStatus.c_str(), s.sdmStatus.c_str(), s.captureChecksStatus.c_str());

@@ -294,6 +294,53 @@ void negativeGuardedByStatus(cudaStream_t stream, CUstream driverStream) {
   cudaStreamEndCapture(stream, &graph);
 }
 
+// Status tests in chains, conditional expressions and loops: the branch that
+// the status test alone leads to is outside the capture; one that another
+// operand also leads to is not.
+void guardedByStatusInChains(cudaStream_t stream, bool flag, float *host,
+                             const float *device) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  cudaStreamCaptureStatus status;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess &&
+      status == cudaStreamCaptureStatusNone)
+    cudaStreamSynchronize(stream);
+  if (flag || status == cudaStreamCaptureStatusNone)
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-7]]
+  cudaError_t waited = status == cudaStreamCaptureStatusNone
+                           ? cudaStreamSynchronize(stream)
+                           : cudaSuccess;
+  while (status != cudaStreamCaptureStatusActive) {
+    cudaMemcpy(host, device, 4, cudaMemcpyDeviceToHost);
+    cudaStreamIsCapturing(stream, &status);
+  }
+  switch (status == cudaStreamCaptureStatusNone) {
+  case 1:
+    cudaStreamSynchronize(stream);
+    // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-18]]
+    break;
+  default:
+    break;
+  }
+  cudaStreamEndCapture(stream, &graph);
+}
+
+// The driver's capture into an existing graph, its mode the last argument.
+void positiveDriverCaptureToGraph(CUstream stream, CUgraph into) {
+  CUdeviceptr buffer;
+  cuStreamBeginCaptureToGraph(stream, into, nullptr, nullptr, 0,
+                              CU_STREAM_CAPTURE_MODE_GLOBAL);
+  cuMemAlloc(&buffer, 256);
+  // CHECK-MESSAGES: :[[@LINE-1]]:3: warning: 'cuMemAlloc' inside the CUDA graph capture begun at line [[@LINE-3]] allocates device memory
+  CUgraph graph;
+  cuStreamEndCapture(stream, &graph);
+  cuStreamBeginCaptureToGraph(stream, into, nullptr, nullptr, 0,
+                              CU_STREAM_CAPTURE_MODE_RELAXED);
+  cuMemAlloc(&buffer, 256);
+  cuStreamEndCapture(stream, &graph);
+}
+
 #if TORCH_VERSION_MAJOR >= 2
 // LibTorch's capture status of the current stream.
 void negativeGuardedByLibTorchStatus(at::cuda::CUDAGraph &graph,

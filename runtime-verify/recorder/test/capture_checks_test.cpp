@@ -62,6 +62,15 @@ TEST_F(CaptureChecksTest, NothingIsRecordedOutsideACapture) {
   EXPECT_TRUE(recorded.empty());
 }
 
+TEST_F(CaptureChecksTest, AMessageIsCutAtTwoHundredBytesOnACharacterBoundary) {
+  beginCapture();
+  // 199 ASCII bytes, then a two-byte character across the 200-byte limit.
+  failAndCatch(std::string(199, 'x') + "\xC3\xA9 and more");
+  endCapture();
+  ASSERT_EQ(recorded.size(), 1u);
+  EXPECT_EQ(recorded[0].error, std::string(199, 'x'));
+}
+
 TEST_F(CaptureChecksTest, TheFirstFailedCheckInACaptureIsItsFailure) {
   beginCapture();
   failAndCatch("Expected a pinned tensor\nException raised from copy_");
