@@ -340,12 +340,7 @@ def main():
                 seen.setdefault(event["signal"], set()).add(event["api"])
             if event.get("blocks_host") is not True or measured_not_waiting(event):
                 continue
-            frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or
-                      [f"{event['file']}:{event['line']}"]]
-            entry = syncs.setdefault(key, {"frames": set(), "apis": set(), "details": set()})
-            entry["frames"].update((f, int(n)) for f, n in frames)
-            entry["apis"].add(event["api"])
-            entry["details"].add(event["signal"])
+            add_observed(syncs, key, event, event["signal"])
 
         for key in sorted(set(syncs) & excluded):
             report["excluded"].append({"file": key[0], "line": key[1], "side": "observed"})
@@ -522,12 +517,18 @@ def capture_failures(data, excluded, report):
         if key in excluded:
             report["excluded"].append({"file": key[0], "line": key[1], "side": "observed capture failure"})
             continue
-        frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or [f"{key[0]}:{key[1]}"]]
-        entry = failures.setdefault(key, {"frames": set(), "apis": set(), "details": set()})
-        entry["frames"].update((f, int(n)) for f, n in frames)
-        entry["apis"].add(event["api"])
-        entry["details"].add(event.get("error") or "?")
+        add_observed(failures, key, event, event.get("error") or "?")
     return failures, consequences
+
+
+def add_observed(observed, key, event, detail):
+    """Adds event, whose innermost sample line is key, to observed (syncs or capture failures, by that line):
+    every sample line of its stack, its API, and detail (the signal that saw it, or the capture error)."""
+    frames = [tuple(f.rsplit(":", 1)) for f in event.get("sample_frames") or [f"{key[0]}:{key[1]}"]]
+    entry = observed.setdefault(key, {"frames": set(), "apis": set(), "details": set()})
+    entry["frames"].update((f, int(n)) for f, n in frames)
+    entry["apis"].add(event["api"])
+    entry["details"].add(detail)
 
 
 def match_findings(findings, observed, comparison, excluded, ended, crash, report, unverified=frozenset()):

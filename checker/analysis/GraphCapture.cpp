@@ -77,15 +77,21 @@ CallOperands operandsOf(const CallExpr &Call) {
   return Operands;
 }
 
+/// The named enumerator that \p E refers to (a capture mode or status), or
+/// null.
+const EnumConstantDecl *enumeratorOf(const Expr *E) {
+  const auto *Ref =
+      E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
+  const auto *Enumerator =
+      Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
+  return Enumerator && Enumerator->getIdentifier() ? Enumerator : nullptr;
+}
+
 /// Whether the capture mode argument \p Mode names a relaxed mode (api list
 /// relaxed_capture_modes); the default, global, is not.
 bool isRelaxedMode(const Expr *Mode) {
-  if (!Mode)
-    return false;
-  const auto *Ref = dyn_cast<DeclRefExpr>(Mode->IgnoreParenImpCasts());
-  const auto *Enumerator =
-      Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
-  return Enumerator && Enumerator->getIdentifier() &&
+  const EnumConstantDecl *Enumerator = enumeratorOf(Mode);
+  return Enumerator &&
          isInApiList(ApiList::RelaxedCaptureModes, Enumerator->getName());
 }
 
@@ -93,10 +99,8 @@ bool isRelaxedMode(const Expr *Mode) {
 /// capture_status_active): 0 for none, 1 for active, nullopt for anything
 /// else.
 std::optional<unsigned> captureStatusOf(const Expr *E) {
-  const auto *Ref = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  const auto *Enumerator =
-      Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
-  if (!Enumerator || !Enumerator->getIdentifier())
+  const EnumConstantDecl *Enumerator = enumeratorOf(E);
+  if (!Enumerator)
     return std::nullopt;
   std::string Name = Enumerator->getQualifiedNameAsString();
   if (isInApiList(ApiList::CaptureStatusNone, Name))

@@ -3,19 +3,13 @@
 
 #include "cupti_calls.h"
 #include "sync_recorder.h"
+#include "torch_check_fail.h"
 
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdint>
 #include <string>
-
-// The recorder's definition (torch_check_fail.cpp), declared as c10/util/Exception.h declares it.
-namespace c10::detail {
-[[noreturn]] void torchCheckFail(const char *func, const char *file, uint32_t line, const std::string &msg);
-[[noreturn]] void torchCheckFail(const char *func, const char *file, uint32_t line, const char *msg);
-} // namespace c10::detail
 
 namespace torch_sync::recorder {
 namespace {
@@ -24,17 +18,13 @@ namespace {
 // fails once, by its first failing call or check.
 std::atomic<int> failedCapture{-1};
 
-} // namespace
-
-namespace {
-
 // Whether calls of own (one overload of the recorder's torchCheckFail) from LibTorch's libraries reach it and
 // it can pass them on: "" when so, else a sentence why not.
 std::string interpositionProblem(void *own, const char *overload) {
   Dl_info info{};
   if (!dladdr(own, &info) || !info.dli_sname)
     return std::string("the recorder's torchCheckFail(") + overload + ") is not exported";
-  if (!dlsym(RTLD_NEXT, info.dli_sname))
+  if (!nextDefinition(own))
     return std::string("no libc10 torchCheckFail(") + overload + ") after the recorder's";
   void *reached = dlsym(RTLD_DEFAULT, info.dli_sname);
   if (reached == own)
@@ -47,13 +37,12 @@ std::string interpositionProblem(void *own, const char *overload) {
 
 const char *captureChecksStatus() {
   static const std::string status = []() -> std::string {
-    using StringMessage = void (*)(const char *, const char *, uint32_t, const std::string &);
-    using LiteralMessage = void (*)(const char *, const char *, uint32_t, const char *);
     std::string problem = interpositionProblem(
-        reinterpret_cast<void *>(static_cast<StringMessage>(&c10::detail::torchCheckFail)), "std::string");
+        reinterpret_cast<void *>(static_cast<StringMessageCheckFail>(&c10::detail::torchCheckFail)),
+        "std::string");
     if (problem.empty())
       problem = interpositionProblem(
-          reinterpret_cast<void *>(static_cast<LiteralMessage>(&c10::detail::torchCheckFail)),
+          reinterpret_cast<void *>(static_cast<LiteralMessageCheckFail>(&c10::detail::torchCheckFail)),
           "const char *");
     return problem.empty() ? "ok" : "error: " + problem;
   }();

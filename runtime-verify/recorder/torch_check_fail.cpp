@@ -1,27 +1,28 @@
-// The recorder's c10::detail::torchCheckFail (capture_checks.h): the function TORCH_CHECK calls when a check
-// fails, both overloads as c10/util/Exception.h declares them (LibTorch 1.13 and 2.x). Each shows the failure
-// to capture_checks, then calls the next definition, libc10's, which throws the c10::Error as before.
-//
-// Declared here rather than through c10's headers, so that the recorder's test builds without LibTorch
-// (test/capture_checks_test.cpp); the declarations are the same functions, so they mangle alike.
+// The recorder's c10::detail::torchCheckFail (torch_check_fail.h, capture_checks.h): the function TORCH_CHECK
+// calls when a check fails. Each overload shows the failure to capture_checks, then calls the next
+// definition, libc10's, which throws the c10::Error as before.
+#include "torch_check_fail.h"
+
 #include "capture_checks.h"
 
 #include <dlfcn.h>
 
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
+
+namespace torch_sync::recorder {
+
+void *nextDefinition(void *own) {
+  Dl_info info{};
+  return dladdr(own, &info) && info.dli_sname ? dlsym(RTLD_NEXT, info.dli_sname) : nullptr;
+}
 
 namespace {
 
-// The next definition after the one that contains own (libc10's), found by own's dynamic symbol name;
-// aborts with a message when there is none (a throw here would have nothing to throw).
-template <typename Function> Function nextDefinition(Function own) {
-  Dl_info info{};
-  void *next = dladdr(reinterpret_cast<void *>(own), &info) && info.dli_sname
-                   ? dlsym(RTLD_NEXT, info.dli_sname)
-                   : nullptr;
+// libc10's definition after the recorder's own; aborts with a message when there is none (a throw here would
+// have nothing to throw).
+template <typename Function> Function libc10Definition(Function own) {
+  void *next = nextDefinition(reinterpret_cast<void *>(own));
   if (!next) {
     std::fputs("sync_recorder: no libc10 torchCheckFail to pass a failed check on to\n", stderr);
     std::abort();
@@ -30,25 +31,23 @@ template <typename Function> Function nextDefinition(Function own) {
 }
 
 } // namespace
+} // namespace torch_sync::recorder
 
 namespace c10::detail {
 
-[[noreturn]] __attribute__((visibility("default"))) void
-torchCheckFail(const char *func, const char *file, uint32_t line, const std::string &msg);
-[[noreturn]] __attribute__((visibility("default"))) void torchCheckFail(const char *func, const char *file,
-                                                                        uint32_t line, const char *msg);
-
 void torchCheckFail(const char *func, const char *file, uint32_t line, const std::string &msg) {
-  using Function = void (*)(const char *, const char *, uint32_t, const std::string &);
-  static const Function next = nextDefinition<Function>(&torchCheckFail);
+  using torch_sync::recorder::StringMessageCheckFail;
+  static const StringMessageCheckFail next =
+      torch_sync::recorder::libc10Definition<StringMessageCheckFail>(&torchCheckFail);
   torch_sync::recorder::recordCheckFailure(msg);
   next(func, file, line, msg);
   __builtin_unreachable();
 }
 
 void torchCheckFail(const char *func, const char *file, uint32_t line, const char *msg) {
-  using Function = void (*)(const char *, const char *, uint32_t, const char *);
-  static const Function next = nextDefinition<Function>(&torchCheckFail);
+  using torch_sync::recorder::LiteralMessageCheckFail;
+  static const LiteralMessageCheckFail next =
+      torch_sync::recorder::libc10Definition<LiteralMessageCheckFail>(&torchCheckFail);
   torch_sync::recorder::recordCheckFailure(msg ? msg : "");
   next(func, file, line, msg);
   __builtin_unreachable();
