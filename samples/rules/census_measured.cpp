@@ -9,9 +9,14 @@
 // 'linalg_inv' (torch-sync-item: an error check on the host), 'normal' with
 // a tensor standard deviation (torch-sync-item), 'combinations' and
 // 'to_sparse' (torch-sync-dynamic-shape: the output size is read from the
-// device). And one exempt_* function per sync-free twin of the same name
-// that the census measured: 'linalg_inv_ex', 'normal' with a host standard
-// deviation.
+// device); 'ctc_loss' and 'batch_norm_gather_stats'
+// (torch-sync-device-to-host: host lengths and counts copied and waited for),
+// 'quantize_per_channel' and 'quantize_per_tensor' with tensor quantization
+// parameters (torch-sync-item).
+// And one exempt_* function per sync-free twin of the same name that the
+// census measured: 'linalg_inv_ex', 'normal' with a host standard deviation,
+// 'batch_norm_gather_stats_with_counts', 'quantize_per_tensor' with host
+// quantization parameters.
 //
 // Version note: LibTorch 1.13 declares 'to_sparse()' without the layout
 // parameters of the overload that 2.11 measured, and the checker reports
@@ -28,6 +33,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <cstdint>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -121,6 +127,85 @@ void rule_to_sparse_layout(torch::Device device) {
 }
 #endif
 
+// ctc_loss copies the lengths between the host and the device and waits for
+// each copy.
+void rule_ctc_loss(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  // 12 time steps, a batch of 3, 5 classes (0 is the blank).
+  auto logProbs = torch::randn({12, 3, 5}, options).log_softmax(2);
+  auto targets = torch::randint(1, 5, {3, 4}, options.dtype(torch::kLong));
+  std::vector<int64_t> inputLengths{12, 12, 12};
+  std::vector<int64_t> targetLengths{4, 3, 2};
+  queueWork(device);
+  keep(at::ctc_loss(logProbs, targets, inputLengths, targetLengths));
+}
+
+// Per-replica batch-norm statistics of 2 replicas over 3 channels, as
+// SyncBatchNorm gathers them.
+struct ReplicaStatistics {
+  torch::Tensor input, mean, invstd, runningMean, runningVar;
+};
+ReplicaStatistics replicaStatistics(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  return {torch::randn({2, 3, 4}, options), torch::randn({2, 3}, options),
+          torch::rand({2, 3}, options) + 1, torch::zeros({3}, options),
+          torch::ones({3}, options)};
+}
+
+// batch_norm_gather_stats copies its host count to the device and waits (a
+// CUDA kernel only: nothing to run on the CPU).
+void rule_batch_norm_gather_stats(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  ReplicaStatistics s = replicaStatistics(device);
+  queueWork(device);
+  keep(std::get<0>(at::batch_norm_gather_stats(s.input, s.mean, s.invstd,
+                                               s.runningMean, s.runningVar,
+                                               0.1, 1e-5, /*count=*/8)));
+}
+
+// Twin of rule_batch_norm_gather_stats: the counts as a device tensor.
+void exempt_batch_norm_gather_stats_with_counts(torch::Device device) {
+  if (!device.is_cuda())
+    return;
+  ReplicaStatistics s = replicaStatistics(device);
+  auto counts = torch::full({2}, 4.0, torch::TensorOptions().device(device));
+  queueWork(device);
+  keep(std::get<0>(at::batch_norm_gather_stats_with_counts(
+      s.input, s.mean, s.invstd, s.runningMean, s.runningVar, 0.1, 1e-5,
+      counts)));
+}
+
+// quantize_per_channel reads its scales and zero points on the host.
+void rule_quantize_per_channel(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  auto weights = torch::randn({4, 4}, options);
+  auto scales = torch::full({4}, 0.1, options.dtype(torch::kDouble));
+  auto zeroPoints = torch::zeros({4}, options.dtype(torch::kLong));
+  queueWork(device);
+  keep(at::quantize_per_channel(weights, scales, zeroPoints, /*axis=*/0,
+                                torch::kQUInt8));
+}
+
+// quantize_per_tensor with its scale and zero point as tensors reads them on
+// the host.
+void rule_quantize_per_tensor_tensor_qparams(torch::Device device) {
+  auto options = torch::TensorOptions().device(device);
+  auto weights = torch::randn({4, 4}, options);
+  auto scale = torch::full({}, 0.1, options.dtype(torch::kDouble));
+  auto zeroPoint = torch::zeros({}, options.dtype(torch::kLong));
+  queueWork(device);
+  keep(at::quantize_per_tensor(weights, scale, zeroPoint, torch::kQUInt8));
+}
+
+// Twin of rule_quantize_per_tensor_tensor_qparams: a host scale and zero
+// point.
+void exempt_quantize_per_tensor_host_qparams(torch::Device device) {
+  auto weights = torch::randn({4, 4}, torch::TensorOptions().device(device));
+  queueWork(device);
+  keep(at::quantize_per_tensor(weights, 0.1, 0, torch::kQUInt8));
+}
+
 } // namespace
 
 int main() {
@@ -137,6 +222,12 @@ int main() {
 #if TORCH_VERSION_MAJOR >= 2 // 2.0 and later
   rule_to_sparse_layout(device);
 #endif
+  rule_ctc_loss(device);
+  rule_batch_norm_gather_stats(device);
+  exempt_batch_norm_gather_stats_with_counts(device);
+  rule_quantize_per_channel(device);
+  rule_quantize_per_tensor_tensor_qparams(device);
+  exempt_quantize_per_tensor_host_qparams(device);
   deviceResults.clear();
   return 0;
 }
