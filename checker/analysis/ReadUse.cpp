@@ -1,9 +1,11 @@
 //===--- ReadUse.cpp - how the code uses what a sync reads or uploads -----===//
 
 #include "analysis/ReadUse.h"
+#include "analysis/HostValueSink.h"
 #include "libtorch/DeviceTypes.h"
 #include "libtorch/LibTorchApi.h"
 #include "support/EnclosingContext.h"
+#include "support/ValueWalk.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
@@ -18,60 +20,12 @@ namespace clang::tidy::torch_sync {
 
 namespace {
 
-/// How far the analysis follows a value through local variables.
-constexpr unsigned MaxDepth = 3;
-
-/// The bare name of \p Callee, "" when it has none (an operator).
-StringRef bareName(const FunctionDecl *Callee) {
-  return Callee && Callee->getIdentifier() ? Callee->getName() : "";
-}
-
-/// The identifier of \p D, "" for an operator or a nameless declaration.
-StringRef identifierOf(const NamedDecl *D) {
-  return D && D->getIdentifier() ? D->getName() : "";
-}
-
-/// The parent of \p Node, the first where a template shares it; none at the
-/// top.
-DynTypedNode parentOf(const DynTypedNode &Node, ASTContext &Context) {
-  DynTypedNodeList Parents = Context.getParents(Node);
-  return Parents.empty() ? DynTypedNode() : Parents[0];
-}
-
-/// Whether \p Parent only wraps \p Child's value: an implicit conversion,
-/// parentheses, a temporary, a cast.
-bool wrapsValue(const Stmt *Parent) {
-  return isa<ImplicitCastExpr, ParenExpr, MaterializeTemporaryExpr,
-             CXXBindTemporaryExpr, ExprWithCleanups, ExplicitCastExpr,
-             CXXDefaultArgExpr>(Parent);
-}
-
-/// The DeclRefExprs of \p Var in \p Body.
-llvm::SmallVector<const DeclRefExpr *, 8>
-referencesTo(const VarDecl &Var, const Stmt &Body, ASTContext &Context) {
-  llvm::SmallVector<const DeclRefExpr *, 8> Refs;
-  for (const BoundNodes &Nodes :
-       match(findAll(declRefExpr(to(varDecl(equalsNode(&Var)))).bind("ref")),
-             Body, Context))
-    Refs.push_back(Nodes.getNodeAs<DeclRefExpr>("ref"));
-  return Refs;
-}
-
-/// The local variable that \p E names, ignoring implicit nodes; null else.
-const VarDecl *localVariable(const Expr *E) {
-  const auto *Ref =
-      E ? dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()) : nullptr;
-  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
-  return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) ? Var
-                                                                 : nullptr;
-}
-
 //===-- What kind of call ------------------------------------------------===//
 
 /// The direction a CUDA runtime or driver copy names: its 'cudaMemcpyKind'
 /// argument, or the 'HtoD' / 'DtoH' in a driver copy's name.
 CopyDirection memcpyDirection(const CallExpr &Call) {
-  StringRef Name = bareName(Call.getDirectCallee());
+  StringRef Name = identifierOf(Call.getDirectCallee());
   if (Name.starts_with("cuMemcpy")) {
     if (Name.contains("HtoD"))
       return CopyDirection::HostToDevice;
@@ -102,7 +56,7 @@ CopyDirection memcpyDirection(const CallExpr &Call) {
 /// Whether \p Call is an asynchronous CUDA copy ('cudaMemcpyAsync',
 /// 'cuMemcpyHtoDAsync').
 bool isAsyncMemcpy(const CallExpr &Call) {
-  StringRef Name = bareName(Call.getDirectCallee());
+  StringRef Name = identifierOf(Call.getDirectCallee());
   return (Name.starts_with("cudaMemcpy") || Name.starts_with("cuMemcpy")) &&
          Name.contains("Async");
 }
@@ -195,242 +149,11 @@ void collectScalarReads(const Expr &Copy, const Stmt &Body, ASTContext &Context,
     // 'auto host = t.cpu();', 'int64_t *p = t.cpu().data_ptr<int64_t>();':
     // the reads go through the variable.
     if (const auto *Var = Parent.get<VarDecl>())
-      if (Var->hasLocalStorage() && Depth < MaxDepth)
+      if (Var->hasLocalStorage() && Depth < MaxValueDepth)
         for (const DeclRefExpr *Ref : referencesTo(*Var, Body, Context))
           collectScalarReads(*Ref, Body, Context, Depth + 1, Reads);
     return;
   }
-}
-
-//===-- Size uses --------------------------------------------------------===//
-
-/// Whether \p Param takes a size, a bound or an index: an integer or an
-/// integer list ('IntArrayRef', 'SymInt', 'optional<int64_t>'), not a fill
-/// value or a tensor.
-bool isShapeParameter(const ParmVarDecl *Param) {
-  if (!Param)
-    return true; // a variadic argument
-  QualType Type = Param->getType().getNonReferenceType();
-  if (Type->isIntegerType())
-    return true;
-  StringRef Record = libraryRecordName(Type);
-  const auto *Decl = Type->getAsRecordDecl();
-  StringRef Name = Decl && Decl->getIdentifier() ? Decl->getName() : Record;
-  return llvm::is_contained({"ArrayRef", "SymInt", "SymIntArrayRef", "optional",
-                             "OptionalArrayRef", "initializer_list"},
-                            Name);
-}
-
-/// Whether argument \p Index of \p Call sizes something: a factory's or a
-/// shape method's size, 'resize' or 'reserve', an allocation, a copy's or a
-/// fill's byte count, a kernel launch's configuration.
-bool isSizeArgument(const CallExpr &Call, unsigned Index) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  StringRef Name = bareName(Callee);
-  if (Name.empty())
-    return false;
-  const ParmVarDecl *Param =
-      Index < Callee->getNumParams() ? Callee->getParamDecl(Index) : nullptr;
-  // A kernel launch's '<<<grid, block>>>' (its configuration call).
-  if (Name == "__cudaPushCallConfiguration" || Name == "cudaConfigureCall")
-    return true;
-  // std::vector and other containers, and Tensor::resize_.
-  if (llvm::is_contained({"resize", "reserve", "resize_"}, Name))
-    return true;
-  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee)) {
-    // 'select' and 'index_select' pick elements: an index, not a size.
-    if ((isNamedClass(Method->getParent(), "Tensor", {"at"}) ||
-         isNamedClass(Method->getParent(), "TensorBase", {"at"})) &&
-        isInApiList(ApiList::ShapeArgumentMethods, Name) && Name != "select" &&
-        Name != "index_select")
-      return isShapeParameter(Param);
-    if (Name == "allocate" || Name == "raw_alloc" ||
-        Name == "raw_alloc_with_stream")
-      return true;
-  }
-  std::string Qualified = "::" + Callee->getQualifiedNameAsString();
-  if (isInApiList(ApiList::ShapeArgumentFunctions, Qualified) ||
-      Qualified == "::torch::from_blob" || Qualified == "::at::from_blob")
-    return isShapeParameter(Param);
-  // Allocations and the byte counts of copies and fills.
-  if (llvm::is_contained({"malloc", "calloc", "aligned_alloc", "realloc"},
-                         Name) ||
-      Name.starts_with("cudaMalloc") || Name.starts_with("cudaHostAlloc") ||
-      Name.starts_with("cuMemAlloc") || Name.starts_with("cuMemHostAlloc"))
-    return true;
-  if (Name == "memcpy" || Name == "memset" || Name.starts_with("cudaMemcpy") ||
-      Name.starts_with("cudaMemset") || Name.starts_with("cuMemcpy"))
-    return Param && Param->getType()->isIntegerType();
-  return false;
-}
-
-/// Whether \p Call passes its arguments' value on unchanged in kind: a
-/// function of std that computes a number from numbers ('std::max').
-bool passesValueOn(const CallExpr &Call) {
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  return Callee && Callee->isInStdNamespace() &&
-         llvm::is_contained({"max", "min", "abs", "clamp"}, bareName(Callee));
-}
-
-/// Whether \p Record is one whose construction carries a size on: a list of
-/// sizes ('IntArrayRef', 'SymInt'), CUDA's 'dim3'.
-bool carriesSize(const CXXRecordDecl *Record) {
-  if (!Record || !Record->getIdentifier())
-    return false;
-  return llvm::is_contained({"ArrayRef", "SymInt", "SymIntArrayRef", "optional",
-                             "OptionalArrayRef", "initializer_list", "dim3",
-                             "SmallVector"},
-                            Record->getName());
-}
-
-/// Whether \p Cond is the condition of the loop \p Loop.
-bool isLoopCondition(const Stmt *Loop, const Stmt *Cond) {
-  if (const auto *For = dyn_cast<ForStmt>(Loop))
-    return For->getCond() == Cond;
-  if (const auto *While = dyn_cast<WhileStmt>(Loop))
-    return While->getCond() == Cond;
-  if (const auto *Do = dyn_cast<DoStmt>(Loop))
-    return Do->getCond() == Cond;
-  return false;
-}
-
-/// Where a host value ends up: nowhere this file tells, a size, or a sum that
-/// the host adds it to ('total += v').
-enum class Sink { None, Accumulate, Size };
-
-Sink sinkOf(const Expr &Value, const Stmt &Body, ASTContext &Context,
-            unsigned Depth);
-
-/// Where a variable that holds the value read takes it: a size where one of
-/// its uses sizes something, else a sum where one adds it up.
-Sink variableSink(const VarDecl &Var, const Stmt &Body, ASTContext &Context,
-                  unsigned Depth) {
-  Sink Found = Sink::None;
-  if (Depth >= MaxDepth)
-    return Found;
-  for (const DeclRefExpr *Ref : referencesTo(Var, Body, Context))
-    Found = std::max(Found, sinkOf(*Ref, Body, Context, Depth + 1));
-  return Found;
-}
-
-/// Where the host value \p Value ends up (see valueUse's Size and
-/// Accumulated): follows it up through conversions, arithmetic, size lists
-/// and local variables initialised or assigned with it.
-Sink sinkOf(const Expr &Value, const Stmt &Body, ASTContext &Context,
-            unsigned Depth) {
-  const Expr *E = &Value;
-  for (unsigned Steps = 0; Steps < 32; ++Steps) {
-    DynTypedNode Parent = parentOf(DynTypedNode::create(*E), Context);
-    if (const auto *Var = Parent.get<VarDecl>())
-      return Var->hasLocalStorage() ? variableSink(*Var, Body, Context, Depth)
-                                    : Sink::None;
-    const auto *P = Parent.get<Stmt>();
-    if (!P)
-      return Sink::None;
-    if (wrapsValue(P) || isa<InitListExpr, CXXStdInitializerListExpr>(P)) {
-      E = cast<Expr>(P);
-      continue;
-    }
-    // A scalar's conversion: 'item().toLong()', 'item().to<int64_t>()'.
-    if (const auto *Member = dyn_cast<MemberExpr>(P)) {
-      if (Member->getBase() == E &&
-          libraryRecordName(E->getType().getNonReferenceType()) == "Scalar") {
-        DynTypedNode Call = parentOf(Parent, Context);
-        if (const auto *C = Call.get<CXXMemberCallExpr>()) {
-          E = C;
-          continue;
-        }
-      }
-      return Sink::None;
-    }
-    if (const auto *Binary = dyn_cast<BinaryOperator>(P)) {
-      if (Binary->isCompoundAssignmentOp())
-        // 'total += v': the host adds the values up.
-        return Binary->getRHS() == E && Binary->getOpcode() != BO_SubAssign &&
-                       Binary->getOpcode() != BO_DivAssign
-                   ? Sink::Accumulate
-                   : Sink::None;
-      if (Binary->isAssignmentOp()) {
-        // 'n = t.item<int64_t>()': the variable carries the value on.
-        const VarDecl *Var = localVariable(Binary->getLHS());
-        return Binary->getRHS() == E && Var
-                   ? variableSink(*Var, Body, Context, Depth)
-                   : Sink::None;
-      }
-      if (Binary->isComparisonOp()) {
-        // 'i < n' bounds a loop where it is the loop's condition.
-        DynTypedNode Up = parentOf(Parent, Context);
-        while (Up.get<Expr>() && wrapsValue(Up.get<Expr>()))
-          Up = parentOf(Up, Context);
-        const auto *Loop = Up.get<Stmt>();
-        return Loop && isLoopCondition(Loop, Binary) &&
-                       !Up.get<CXXForRangeStmt>()
-                   ? Sink::Size
-                   : Sink::None;
-      }
-      if (Binary->isAdditiveOp() || Binary->isMultiplicativeOp() ||
-          Binary->isShiftOp()) {
-        E = Binary;
-        continue;
-      }
-      return Sink::None;
-    }
-    if (const auto *Unary = dyn_cast<UnaryOperator>(P)) {
-      if (Unary->getOpcode() == UO_Minus || Unary->getOpcode() == UO_Plus) {
-        E = Unary;
-        continue;
-      }
-      return Sink::None;
-    }
-    if (const auto *Conditional = dyn_cast<ConditionalOperator>(P)) {
-      if (Conditional->getCond() == E)
-        return Sink::None;
-      E = Conditional;
-      continue;
-    }
-    if (const auto *New = dyn_cast<CXXNewExpr>(P))
-      return New->isArray() && New->getArraySize() && *New->getArraySize() == E
-                 ? Sink::Size
-                 : Sink::None;
-    if (const auto *Construct = dyn_cast<CXXConstructExpr>(P)) {
-      const CXXRecordDecl *Record = Construct->getConstructor()->getParent();
-      // 'Slice(0, n)' bounds a slice; a TensorIndex of an integer picks an
-      // element, which is no size.
-      if (isNamedClass(Record, "Slice", {"at", "indexing"}))
-        return Sink::Size;
-      if (carriesSize(Record)) {
-        E = Construct;
-        continue;
-      }
-      // 'std::vector<T> v(n)': a size, where a braced list holds values.
-      if (Record && Record->getIdentifier() && Record->getName() == "vector" &&
-          !Construct->isListInitialization())
-        return Construct->getNumArgs() >= 1 && Construct->getArg(0) == E
-                   ? Sink::Size
-                   : Sink::None;
-      return Sink::None;
-    }
-    if (const auto *Call = dyn_cast<CallExpr>(P)) {
-      for (unsigned I = 0, N = Call->getNumArgs(); I < N; ++I)
-        if (Call->getArg(I) == E) {
-          // A member call's arguments do not count its receiver.
-          if (isSizeArgument(*Call, I))
-            return Sink::Size;
-          if (passesValueOn(*Call)) {
-            E = Call;
-            break;
-          }
-          return Sink::None;
-        }
-      if (E == Call)
-        continue;
-      return Sink::None;
-    }
-    if (isLoopCondition(P, E) && !isa<CXXForRangeStmt>(P))
-      return Sink::Size;
-    return Sink::None;
-  }
-  return Sink::None;
 }
 
 //===-- What the value is read from ---------------------------------------===//
@@ -475,7 +198,7 @@ bool isDerivingMethod(StringRef Name) {
 const Expr *tensorReceiver(const Expr *E, StringRef &Name) {
   E = E ? E->IgnoreParenImpCasts() : nullptr;
   if (const auto *Member = dyn_cast_or_null<CXXMemberCallExpr>(E)) {
-    Name = bareName(Member->getMethodDecl());
+    Name = identifierOf(Member->getMethodDecl());
     return Member->getImplicitObjectArgument();
   }
   if (const auto *Op = dyn_cast_or_null<CXXOperatorCallExpr>(E))
@@ -514,7 +237,7 @@ bool isMadeFromHostValues(const Expr *E, const Stmt &Body, ASTContext &Context,
                                 Qualified);
     }
     const VarDecl *Var = localVariable(E);
-    if (!Var || !Var->getInit() || Depth >= MaxDepth)
+    if (!Var || !Var->getInit() || Depth >= MaxValueDepth)
       return false;
     // Nothing may write the variable, nor change its tensor in place.
     for (const DeclRefExpr *Ref : referencesTo(*Var, Body, Context)) {
@@ -541,13 +264,13 @@ bool isMadeFromHostValues(const Expr *E, const Stmt &Body, ASTContext &Context,
 /// initialised with one.
 bool isMask(const Expr *E, unsigned Depth = 0) {
   E = strip(E);
-  if (!E || Depth > MaxDepth)
+  if (!E || Depth > MaxValueDepth)
     return false;
   if (const auto *Op = dyn_cast<CXXOperatorCallExpr>(E))
     return isComparisonOperator(Op->getOperator()) ||
            Op->getOperator() == OO_Exclaim;
   if (const auto *Call = dyn_cast<CallExpr>(E)) {
-    StringRef Name = bareName(Call->getDirectCallee());
+    StringRef Name = identifierOf(Call->getDirectCallee());
     if (isInApiList(ApiList::MaskResults, Name) || Name == "bool")
       return true;
     // 'x.to(torch::kBool)'.
@@ -571,7 +294,7 @@ bool isCount(const Expr *E) {
     if (!E)
       return false;
     const auto *Call = dyn_cast<CallExpr>(E);
-    StringRef Name = Call ? bareName(Call->getDirectCallee()) : "";
+    StringRef Name = Call ? identifierOf(Call->getDirectCallee()) : "";
     if (Name == "count_nonzero")
       return true;
     if (Name == "sum" || Name == "nansum") {
@@ -671,7 +394,7 @@ bool blockHasOtherUpload(const CallExpr &Call, DeviceInference &Devices,
 /// host to the device (\p ToHost false) or from the device to the host.
 bool isNonBlockingTensorCopy(const CXXMemberCallExpr &Copy, bool ToHost,
                              DeviceInference &Devices) {
-  StringRef Name = bareName(Copy.getMethodDecl());
+  StringRef Name = identifierOf(Copy.getMethodDecl());
   if (!llvm::is_contained({"to", "cuda", "cpu", "copy_"}, Name) ||
       Devices.nonBlockingArgument(Copy) != true)
     return false;
@@ -778,7 +501,7 @@ std::optional<ValueUse> valueUse(const CallExpr &Call, const CallSync &Sync,
       if (Address->getOpcode() == UO_AddrOf)
         Target = Address->getSubExpr();
     if (const auto *Data = dyn_cast<CXXMemberCallExpr>(Target))
-      if (bareName(Data->getMethodDecl()) == "data")
+      if (identifierOf(Data->getMethodDecl()) == "data")
         Target = Data->getImplicitObjectArgument();
     if (const VarDecl *Var = localVariable(Target)) {
       const SourceManager &SM = Context.getSourceManager();
@@ -806,16 +529,17 @@ std::optional<ValueUse> valueUse(const CallExpr &Call, const CallSync &Sync,
   if (Source || !Reads.empty()) {
     if (Source && isMadeFromHostValues(Source, *Body, Context, 0))
       return ValueUse::HostValue;
-    Sink Found = Sink::None;
+    HostValueSink Found = HostValueSink::None;
     for (const Expr *Read : Reads)
-      Found = std::max(Found, sinkOf(*Read, *Body, Context, 0));
+      Found = std::max(Found, hostValueSink(*Read, *Body, Context));
     // Added up over a loop's iterations: one reduction on the device serves
     // them all, a count or not.
-    if (Found == Sink::Accumulate && runsOnEveryLoopIteration(Call, Context))
+    if (Found == HostValueSink::Accumulate &&
+        runsOnEveryLoopIteration(Call, Context))
       return ValueUse::Accumulated;
     if (Source && isCount(Source))
       return ValueUse::Count;
-    if (Found == Sink::Size)
+    if (Found == HostValueSink::Size)
       return ValueUse::Size;
     return std::nullopt;
   }
