@@ -1,10 +1,10 @@
 //===--- CallSync.cpp - does this call synchronize? -----------------------===//
 
 #include "analysis/CallSync.h"
-#include "analysis/HostMemoryKind.h"
+#include "analysis/ExplicitWaits.h"
 #include "analysis/device/RankInference.h"
 #include "libtorch/LibTorchApi.h"
-#include "libtorch/ThrustPolicy.h"
+#include "support/CallArguments.h"
 #include "support/EnclosingContext.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -17,33 +17,14 @@ namespace {
 
 //===-- Arguments ---------------------------------------------------------===//
 
-/// The parameter of \p Callee named \p Name, or null.
-const ParmVarDecl *parameter(const FunctionDecl &Callee, StringRef Name) {
-  for (const ParmVarDecl *Param : Callee.parameters())
-    if (Param->getIdentifier() && Param->getName() == Name)
-      return Param;
-  return nullptr;
-}
-
-/// The argument \p Call passes for the parameter of \p Callee named \p Name:
-/// the written one, or a CXXDefaultArgExpr when it is left out. Null when
-/// the callee has no such parameter.
-const Expr *argument(const CallExpr &Call, const FunctionDecl &Callee,
-                     StringRef Name) {
-  const ParmVarDecl *Param = parameter(Callee, Name);
-  if (!Param || Param->getFunctionScopeIndex() >= Call.getNumArgs())
-    return nullptr;
-  return Call.getArg(Param->getFunctionScopeIndex());
-}
-
 /// The argument of \p Call for the parameter named \p Name, when that
 /// parameter is a tensor; null otherwise (the Scalar overload).
 const Expr *tensorArgument(const CallExpr &Call, const FunctionDecl &Callee,
                            StringRef Name) {
-  const ParmVarDecl *Param = parameter(Callee, Name);
+  const ParmVarDecl *Param = namedParameter(Callee, Name);
   if (!Param || !isTensorType(Param->getType()))
     return nullptr;
-  return argument(Call, Callee, Name);
+  return namedArgument(Call, Callee, Name);
 }
 
 /// The receiver of a member call, or null.
@@ -570,11 +551,11 @@ bool sizeDependsOnData(const CallExpr &Call, const FunctionDecl &Callee,
     // where(cond, x, y) selects element by element, with its inputs' shape.
     return Callee.getNumParams() == 1;
   if (Name == "repeat_interleave") {
-    const Expr *OutputSize = argument(Call, Callee, "output_size");
+    const Expr *OutputSize = namedArgument(Call, Callee, "output_size");
     if (OutputSize && !isEmptyOptional(OutputSize))
       return false;
     // int64_t repeats: the output size is the input's times the repeats.
-    const ParmVarDecl *Repeats = parameter(Callee, "repeats");
+    const ParmVarDecl *Repeats = namedParameter(Callee, "repeats");
     if (Repeats && !isTensorType(Repeats->getType()))
       return Rules.LibTorchVersion < ScalarRepeatsSyncFreeSince;
     return true;
@@ -582,16 +563,16 @@ bool sizeDependsOnData(const CallExpr &Call, const FunctionDecl &Callee,
   if (Name == "histc") {
     // With min == max (the default 0, 0) the range comes from the data.
     std::optional<double> Min =
-        constantNumber(argument(Call, Callee, "min"), Context);
+        constantNumber(namedArgument(Call, Callee, "min"), Context);
     std::optional<double> Max =
-        constantNumber(argument(Call, Callee, "max"), Context);
+        constantNumber(namedArgument(Call, Callee, "max"), Context);
     return Min && Max && *Min == *Max;
   }
   if (Name == "one_hot") {
     // num_classes == -1 (the default) asks for the largest index plus one;
     // any other value is either the size or an error, never a read.
     std::optional<double> Classes =
-        constantNumber(argument(Call, Callee, "num_classes"), Context);
+        constantNumber(namedArgument(Call, Callee, "num_classes"), Context);
     return Classes && *Classes == -1;
   }
   return true;
@@ -610,9 +591,9 @@ std::optional<CallSync> shapeSync(const CallExpr &Call,
       !sizeDependsOnData(Call, Callee, Context, Rules))
     return std::nullopt;
   const Expr *Data = nullptr;
-  const ParmVarDecl *Repeats = parameter(Callee, "repeats");
+  const ParmVarDecl *Repeats = namedParameter(Callee, "repeats");
   if (Repeats && isTensorType(Repeats->getType()))
-    Data = argument(Call, Callee, "repeats");
+    Data = namedArgument(Call, Callee, "repeats");
   else
     Data = firstInput(Call);
   if (!Data)
@@ -655,164 +636,16 @@ std::optional<CallSync> indexSync(const CallExpr &Call,
   return synced(Fact, Devices.tensorDevice(Index), Index, Name);
 }
 
-/// Whether \p QualifiedName ("::cudaMemcpy") names a CUDA runtime or driver
-/// API function, which is declared in the global namespace.
-bool isGlobalName(StringRef QualifiedName) {
-  return !QualifiedName.drop_front(2).contains("::");
-}
-
-/// Whether a CUDA runtime copy names 'cudaMemcpyDeviceToDevice' as its kind.
-/// Such a copy does not wait for the host, according to the CUDA reference's
-/// "API synchronization behavior".
-bool isDeviceToDeviceCopy(const CallExpr &Call) {
-  for (const Expr *Arg : Call.arguments()) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(Arg->IgnoreParenImpCasts());
-    const auto *Kind =
-        Ref ? dyn_cast<EnumConstantDecl>(Ref->getDecl()) : nullptr;
-    if (Kind && Kind->getName() == "cudaMemcpyDeviceToDevice")
-      return true;
-  }
-  return false;
-}
-
-/// Whether a free ('cudaFree', 'cuMemFree', 'cudaFreeHost') is given a null
-/// pointer, which frees nothing and does not wait: CUDA libraries call
-/// 'cudaFree(nullptr)' to create the context.
-bool freesNullPointer(const CallExpr &Call, ASTContext &Context) {
-  if (Call.getNumArgs() == 0)
-    return false;
-  return Call.getArg(0)->IgnoreParenImpCasts()->isNullPointerConstant(
-             Context, Expr::NPC_ValueDependentIsNotNull) != Expr::NPCK_NotNull;
-}
-
-/// Whether the Thrust search \p Callee ('thrust::lower_bound', 'upper_bound',
-/// 'binary_search') is the vector form, which writes a result per value into
-/// an output range: (first, last, values_first, values_last, result
-/// [, comp]) after the policy, where the one-value form takes (first, last,
-/// value [, comp]).
-bool isThrustVectorSearch(const FunctionDecl &Callee) {
-  unsigned Parameters = Callee.getNumParams();
-  if (Parameters > 0) {
-    const CXXRecordDecl *First = Callee.getParamDecl(0)
-                                     ->getType()
-                                     .getNonReferenceType()
-                                     ->getAsCXXRecordDecl();
-    // The policy parameter: 'thrust::detail::execution_policy_base<P>'.
-    if (First && First->getIdentifier() &&
-        First->getName().contains("execution_policy"))
-      --Parameters;
-  }
-  return Parameters >= 5;
-}
-
-/// What the Thrust call \p Call of \p Fact does with a CUDA policy: a
-/// search's vector form only launches, its one-value form returns to the host.
-ThrustKind thrustCallKind(const CallExpr &Call, const SyncFact &Fact) {
-  if (Fact.Thrust != ThrustKind::Searches)
-    return Fact.Thrust;
-  const FunctionDecl *Callee = Call.getDirectCallee();
-  return Callee && isThrustVectorSearch(*Callee) ? ThrustKind::Launches
-                                                 : ThrustKind::ReturnsToHost;
-}
-
-/// The first Thrust fact of an algorithm that only launches: its effect and
-/// alternative are those of every such algorithm (sync-facts.yaml's
-/// ThrustLaunchEffect and ThrustLaunchAlternative).
-const SyncFact *thrustLaunchFact() {
-  for (const SyncFact &F : syncFacts())
-    if (F.Thrust == ThrustKind::Launches)
-      return &F;
-  return nullptr;
-}
-
-/// The enumerator of cudaMemcpyKind that the argument for the 'kind'
-/// parameter of \p Call names ("cudaMemcpyDeviceToHost"), written or by
-/// default; "" when the callee has no such parameter or the value is not a
-/// constant.
-StringRef copyKind(const CallExpr &Call, const FunctionDecl &Callee,
-                   const ASTContext &Context) {
-  const ParmVarDecl *Param = parameter(Callee, "kind");
-  const Expr *Arg = argument(Call, Callee, "kind");
-  const auto *Enum = Param ? Param->getType()->getAs<EnumType>() : nullptr;
-  Expr::EvalResult Value;
-  if (!Arg || !Enum || Arg->isValueDependent() ||
-      !Arg->EvaluateAsInt(Value, Context))
-    return "";
-  const EnumDecl *Decl = Enum->getDecl();
-  if (const EnumDecl *Definition = Decl->getDefinition())
-    Decl = Definition;
-  for (const EnumConstantDecl *Kind : Decl->enumerators())
-    if (llvm::APSInt::isSameValue(Kind->getInitVal(), Value.Val.getInt()))
-      return Kind->getName();
-  return "";
-}
-
-/// Whether the asynchronous copy \p Call (a fact with AsyncCopy) waits: it
-/// copies from the device into pageable host memory (census-frontend.tsv:
-/// 'cudaMemcpyAsync DtoH 1 MiB into pageable memory' waited; from pageable
-/// memory to the device and with pinned memory it did not). The direction is
-/// the 'kind' argument; with 'cudaMemcpyDefault', and for 'cuMemcpyAsync',
-/// which takes none, the source must be device memory (a symbol or a CUDA
-/// array always is). The target is the 'dst' (or 'dstHost') argument.
-bool asyncCopyWaits(const CallExpr &Call, const FunctionDecl &Callee,
-                    const SyncFact &Fact, DeviceInference &Devices,
-                    ASTContext &Context) {
-  const Expr *Target = argument(Call, Callee, "dst");
-  if (!Target)
-    Target = argument(Call, Callee, "dstHost");
-  if (!Target)
-    return false;
-  bool SourceOnDevice = Fact.Function.contains("Symbol") ||
-                        Fact.Function.contains("Array") ||
-                        Fact.Function.contains("DtoH");
-  if (parameter(Callee, "kind")) {
-    StringRef Kind = copyKind(Call, Callee, Context);
-    if (Kind != "cudaMemcpyDeviceToHost" && Kind != "cudaMemcpyDefault")
-      return false;
-    if (Kind == "cudaMemcpyDeviceToHost")
-      SourceOnDevice = true;
-  }
-  if (!SourceOnDevice) {
-    const Expr *Source = argument(Call, Callee, "src");
-    if (!Source ||
-        hostMemoryKind(*Source, Devices, Context) != MemoryKind::Device)
-      return false;
-  }
-  return hostMemoryKind(*Target, Devices, Context) == MemoryKind::Pageable;
-}
-
 /// torch-sync-explicit: an explicit wait for the device, named by its
-/// documented name under every declared one ('cudaMemcpy_ptds').
+/// documented name under every declared one ('cudaMemcpy_ptds'). There is no
+/// tensor whose device to infer: each of these calls waits for a CUDA device.
 std::optional<CallSync> explicitSync(const CallExpr &Call, const SyncFact &Fact,
                                      DeviceInference &Devices,
                                      ASTContext &Context) {
-  if (Fact.NullPointerIsNoOp && freesNullPointer(Call, Context))
+  const SyncFact *Reported = explicitWaitFact(Call, Fact, Devices, Context);
+  if (!Reported)
     return std::nullopt;
-  if (Fact.AsyncCopy &&
-      !asyncCopyWaits(Call, *Call.getDirectCallee(), Fact, Devices, Context))
-    return std::nullopt;
-  // A Thrust algorithm waits only on the CUDA system, and one that returns
-  // nothing from the device not with 'par_nosync' (ThrustPolicy.h).
-  if (Fact.Thrust != ThrustKind::None) {
-    ThrustPolicy Policy = thrustPolicy(Call);
-    if (Policy == ThrustPolicy::Unknown || Policy == ThrustPolicy::Host ||
-        (Policy == ThrustPolicy::CudaNoSync &&
-         thrustCallKind(Call, Fact) == ThrustKind::Launches))
-      return std::nullopt;
-  }
-  // A search's vector form says what a launch says (the Thrust launch facts
-  // share their texts), under the search's name.
-  if (Fact.Thrust == ThrustKind::Searches &&
-      thrustCallKind(Call, Fact) == ThrustKind::Launches)
-    if (const SyncFact *Launch = thrustLaunchFact())
-      return synced(*Launch, DeviceKind::CUDA, nullptr,
-                    Fact.Function.drop_front(2).str());
-  // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
-  if (isGlobalName(Fact.Function) && isDeviceToDeviceCopy(Call))
-    return std::nullopt;
-  // There is no tensor whose device to infer: each of these calls waits for
-  // a CUDA device.
-  return synced(Fact, DeviceKind::CUDA, nullptr,
+  return synced(*Reported, DeviceKind::CUDA, nullptr,
                 Fact.Function.drop_front(2).str());
 }
 
@@ -830,7 +663,7 @@ const llvm::StringSet<> &syncDeclarationNames() {
         continue;
       StringRef Last = Fact.Function.rsplit("::").second;
       Set.insert(Last);
-      if (isGlobalName(Fact.Function))
+      if (isCudaApiFunctionName(Fact.Function))
         for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
           Set.insert((Last + Suffix).str());
     }

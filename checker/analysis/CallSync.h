@@ -5,11 +5,10 @@
 // LibTorch version, does the call block the host? The facts table
 // (SyncFacts.h) names the declarations that may synchronize; the argument
 // conditions of each (a boolean mask among the indices, a missing
-// 'output_size', a tensor 'value', the direction of a copy, a device-to-device
-// cudaMemcpy, an asynchronous CUDA copy into pageable host memory:
-// HostMemoryKind.h) are decided here, once. Each direct check asks them of the
-// calls it reports where they are written; torch-sync-transitive asks them of
-// every call in the function bodies it follows.
+// 'output_size', a tensor 'value', the direction of a copy; for the CUDA API
+// and Thrust, ExplicitWaits.h) are decided here, once. Each direct check asks
+// them of the calls it reports where they are written; torch-sync-transitive
+// asks them of every call in the function bodies it follows.
 //
 //===----------------------------------------------------------------------===//
 
