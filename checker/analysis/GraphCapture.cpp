@@ -3,6 +3,7 @@
 #include "analysis/GraphCapture.h"
 #include "analysis/ImplicitCalls.h"
 #include "analysis/RunCondition.h"
+#include "analysis/device/DeviceWrites.h"
 #include "facts/SyncFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -110,16 +111,74 @@ std::optional<unsigned> captureStatusOf(const Expr *E) {
   return std::nullopt;
 }
 
-/// Which successor of a branch on \p Condition runs while no capture is
-/// under way: 0 (the true branch) for 'status == None' or 'status !=
-/// Active', 1 for 'status != None' or 'status == Active', negated by '!';
-/// nullopt when the condition is no such test.
-std::optional<unsigned> uncapturedSuccessor(const Expr *Condition) {
+/// How many bool variables and functions returning a status test
+/// uncapturedSuccessor follows, one into the next.
+constexpr unsigned MaxStatusTestDepth = 3;
+
+/// The expression that the function \p Callee returns when its body ends in
+/// its only return statement ('bool capturing(s) { ...; return status ==
+/// cudaStreamCaptureStatusActive; }'); null otherwise, or when the body is
+/// not in this translation unit.
+const Expr *soleReturnValue(const FunctionDecl &Callee) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Callee.getBody());
+  const auto *Return =
+      Body ? dyn_cast_or_null<ReturnStmt>(Body->body_back()) : nullptr;
+  if (!Return || !Return->getRetValue())
+    return nullptr;
+  // One return in the body (a lambda's too count: then none is taken).
+  bool OnlyReturn =
+      ast_matchers::match(
+          ast_matchers::findAll(ast_matchers::returnStmt().bind("return")),
+          *Body, Callee.getASTContext())
+          .size() == 1;
+  return OnlyReturn ? Return->getRetValue() : nullptr;
+}
+
+/// Which successor of a branch on \p Condition, in \p Function, runs while
+/// no capture is under way: 0 (the true branch) for 'status == None' or
+/// 'status != Active', 1 for 'status != None' or 'status == Active', negated
+/// by '!'; also through a local bool variable initialised with such a test
+/// and not written after ('const bool capturing = status != None;'), and
+/// through a call of a function that returns one (soleReturnValue). nullopt
+/// when the condition is no such test.
+std::optional<unsigned> uncapturedSuccessor(const Expr *Condition,
+                                            const FunctionDecl &Function,
+                                            ASTContext &Context,
+                                            unsigned Depth = 0) {
   Condition = Condition->IgnoreParenImpCasts();
+  if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Condition))
+    Condition = Cleanups->getSubExpr()->IgnoreParenImpCasts();
   if (const auto *Not = dyn_cast<UnaryOperator>(Condition);
       Not && Not->getOpcode() == UO_LNot) {
-    std::optional<unsigned> Inner = uncapturedSuccessor(Not->getSubExpr());
+    std::optional<unsigned> Inner =
+        uncapturedSuccessor(Not->getSubExpr(), Function, Context, Depth);
     return Inner ? std::optional<unsigned>(1 - *Inner) : std::nullopt;
+  }
+  if (Depth < MaxStatusTestDepth) {
+    // A bool variable that holds a status test: its initialiser decides, if
+    // nothing in the function gives it another value.
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Condition)) {
+      const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+      if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
+          !Var->getInit() || !Function.getBody() ||
+          !ast_matchers::match(writesToVariable(*Var), *Function.getBody(),
+                               Context)
+               .empty())
+        return std::nullopt;
+      return uncapturedSuccessor(Var->getInit(), Function, Context, Depth + 1);
+    }
+    // A function that returns a status test, such as 'is_capturing(stream)':
+    // what it returns decides (its own locals are its business).
+    if (const auto *Call = dyn_cast<CallExpr>(Condition)) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      const FunctionDecl *Definition = nullptr;
+      if (!Callee || !Callee->hasBody(Definition))
+        return std::nullopt;
+      const Expr *Returned = soleReturnValue(*Definition);
+      return Returned ? uncapturedSuccessor(Returned, *Definition, Context,
+                                            Depth + 1)
+                      : std::nullopt;
+    }
   }
   const auto *Compare = dyn_cast<BinaryOperator>(Condition);
   if (!Compare || !Compare->isEqualityOp())
@@ -134,18 +193,21 @@ std::optional<unsigned> uncapturedSuccessor(const Expr *Condition) {
   return (*Status == 0) == Equal ? 0 : 1;
 }
 
-/// Which successor of \p Block runs while no capture is under way, when the
-/// block ends in a two-way branch on a capture status test
-/// (uncapturedSuccessor); nullopt otherwise. Of a chain of '&&' or '||' the
-/// block's own operand is tested: the last operand that the edge depends on
-/// (the earlier ones lead to it only when they allowed it).
-std::optional<unsigned> uncapturedBranch(const CFGBlock &Block) {
+/// Which successor of \p Block, a block of \p Function, runs while no
+/// capture is under way, when the block ends in a two-way branch on a capture
+/// status test (uncapturedSuccessor); nullopt otherwise. Of a chain of '&&'
+/// or '||' the block's own operand is tested: the last operand that the edge
+/// depends on (the earlier ones lead to it only when they allowed it).
+std::optional<unsigned> uncapturedBranch(const CFGBlock &Block,
+                                         const FunctionDecl &Function,
+                                         ASTContext &Context) {
   const Stmt *Terminator = Block.getTerminatorStmt();
   // A switch's successors are its cases, not a true and a false branch.
   if (Block.succ_size() != 2 || !Terminator || isa<SwitchStmt>(Terminator))
     return std::nullopt;
   const Expr *Condition = Block.getLastCondition();
-  return Condition ? uncapturedSuccessor(Condition) : std::nullopt;
+  return Condition ? uncapturedSuccessor(Condition, Function, Context)
+                   : std::nullopt;
 }
 
 /// Whether \p Key names something of its function's own: a local variable,
@@ -219,7 +281,8 @@ struct CaptureRegions::Analysis {
         transfer(Element, State, /*Unmatched=*/nullptr);
       // A branch on the capture status: no capture is open on the branch
       // where the status says none is under way.
-      std::optional<unsigned> Uncaptured = uncapturedBranch(*Block);
+      std::optional<unsigned> Uncaptured =
+          uncapturedBranch(*Block, Function, Context);
       const CaptureState NoCapture;
       for (auto [Index, Next] : llvm::enumerate(Block->succs())) {
         if (!Next)

@@ -326,6 +326,48 @@ void guardedByStatusInChains(cudaStream_t stream, bool flag, float *host,
   cudaStreamEndCapture(stream, &graph);
 }
 
+// A status test held in a bool variable, or returned by the project's own
+// function: the branch where it says no capture is under way is outside the
+// capture. A variable written after its initialisation, and a function with
+// another return, decide nothing.
+bool isCapturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(stream, &status);
+  return status == cudaStreamCaptureStatusActive;
+}
+bool isCapturingOrFailed(cudaStream_t stream) {
+  cudaStreamCaptureStatus status;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess)
+    return true;
+  return status == cudaStreamCaptureStatusActive;
+}
+struct CaptureProbe {
+  cudaStream_t stream;
+  bool idle() const { return !isCapturing(stream); }
+};
+void guardedByStatusWrappers(cudaStream_t stream, bool flag) {
+  cudaGraph_t graph;
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  cudaStreamCaptureStatus status;
+  cudaStreamIsCapturing(stream, &status);
+  const bool capturing = status != cudaStreamCaptureStatusNone;
+  if (!capturing)
+    cudaStreamSynchronize(stream);
+  if (!isCapturing(stream))
+    cudaStreamSynchronize(stream);
+  if (CaptureProbe{stream}.idle())
+    cudaStreamSynchronize(stream);
+  bool uncaptured = status == cudaStreamCaptureStatusNone;
+  uncaptured = uncaptured || flag;
+  if (uncaptured)
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-14]]
+  if (!isCapturingOrFailed(stream))
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-17]]
+  cudaStreamEndCapture(stream, &graph);
+}
+
 // The driver's capture into an existing graph, its mode the last argument.
 void positiveDriverCaptureToGraph(CUstream stream, CUgraph into) {
   CUdeviceptr buffer;
