@@ -201,6 +201,13 @@ INDEX_NAMES = {"index", "indices", "offsets", "input_lengths", "target_lengths",
 CLASS_TARGET_OPERATORS = ("nll_loss", "cross_entropy", "multi_margin_loss")
 
 
+def is_class_target_operator(schema):
+    """Whether the operator of `schema` (its base name, without a leading '_': 'nll_loss2d_backward') begins
+    with one of CLASS_TARGET_OPERATORS; 'binary_cross_entropy' does not."""
+    base = str(schema).split("(")[0].split("::")[-1].split(".")[0].lstrip("_")
+    return base.startswith(CLASS_TARGET_OPERATORS)
+
+
 class Worker:
     def __init__(self, torch, counter, device="cuda"):
         self.torch = torch
@@ -371,8 +378,7 @@ class Worker:
             # int64 indices in [0, 2): valid positions along any dimension of the inputs (all at least 2 long).
             sample = make()
             return torch.randint(0, 2, sample.shape, dtype=torch.int64, device=dev)
-        if t.startswith("Tensor") and name == "target" and any(
-                op in str(schema).split("(")[0] for op in CLASS_TARGET_OPERATORS):
+        if t.startswith("Tensor") and name == "target" and is_class_target_operator(schema):
             # A class target: the input's shape without its class dimension (1), classes in [0, C).
             sample = make()
             if sample.dim() == 0:

@@ -21,6 +21,8 @@
 #include <ATen/ops/masked_select.h>
 #include <ATen/ops/normal.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/sparse_coo_tensor.h>
+#include <ATen/ops/zeros.h>
 
 // Positive cases: tensors of unknown device (parameters), and one known to be
 // on CUDA.
@@ -64,6 +66,17 @@ void positiveDynamicShape(const at::Tensor &a) {
   // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-3]]:14: note: measured on a GPU: 1 stream wait, 4 B copied to the host
 }
 
+// A sparse tensor made without a size: its size is read from the indices.
+// LibTorch 1.13 declares it without the 'is_coalesced' parameter that 2.11
+// measured: its overload is not the census's (LIBTORCH2 prefix).
+void positiveSparseWithoutSize(const at::Tensor &indices,
+                               const at::Tensor &values) {
+  auto s = at::sparse_coo_tensor(indices, values);
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-1]]:12: warning: 'at::sparse_coo_tensor' without a size reads the largest index of each sparse dimension from the device to size the tensor and waits for the current stream [torch-sync-dynamic-shape]
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-2]]:12: note: consider passing the size ('at::sparse_coo_tensor(indices, values, size, options)'), which the indices then need not give
+  // CHECK-MESSAGES-LIBTORCH2: :[[@LINE-3]]:12: note: measured on a GPU: 2 stream waits, 64 B copied to the host
+}
+
 // The out= spelling of a fact's operator: the fact's check and texts.
 void positiveBooleanMaskOut(const at::Tensor &a, const at::Tensor &mask) {
   at::Tensor out = at::empty_like(a);
@@ -98,9 +111,16 @@ void negativeMeasuredSyncFree(const at::Tensor &a) {
   auto n = at::normal(a, 1.0);
 }
 
+// A sparse tensor given its size: not the overload the census measured.
+void negativeSparseWithSize(const at::Tensor &indices,
+                            const at::Tensor &values) {
+  auto s = at::sparse_coo_tensor(indices, values, {4, 4}, values.options());
+}
+
 // Tensors on the CPU never sync.
 void negativeCpu() {
   at::Tensor a = at::randn({4, 4});
   auto e = at::linalg_eig(a);
   auto c = at::combinations(a.flatten());
+  auto s = at::sparse_coo_tensor(at::zeros({2, 3}, at::kLong), at::randn({3}));
 }
