@@ -663,7 +663,7 @@ const llvm::StringSet<> &syncDeclarationNames() {
         continue;
       StringRef Last = Fact.Function.rsplit("::").second;
       Set.insert(Last);
-      if (isCudaApiFunctionName(Fact.Function))
+      if (isGlobalName(Fact.Function))
         for (StringRef Suffix : apiList(ApiList::CudaApiNameSuffixes))
           Set.insert((Last + Suffix).str());
     }

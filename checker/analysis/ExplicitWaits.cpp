@@ -2,6 +2,8 @@
 
 #include "analysis/ExplicitWaits.h"
 #include "analysis/HostMemoryKind.h"
+#include "analysis/device/DeviceInference.h"
+#include "facts/SyncFacts.h"
 #include "libtorch/ThrustPolicy.h"
 #include "support/CallArguments.h"
 #include "clang/AST/ASTContext.h"
@@ -159,13 +161,9 @@ const SyncFact *explicitWaitFact(const CallExpr &Call, const SyncFact &Fact,
     if (const SyncFact *Launch = thrustLaunchFact())
       return Launch;
   // 'c10::cuda::memcpy_and_sync' waits for its stream whatever the kind.
-  if (isCudaApiFunctionName(Fact.Function) && isDeviceToDeviceCopy(Call))
+  if (isGlobalName(Fact.Function) && isDeviceToDeviceCopy(Call))
     return nullptr;
   return &Fact;
-}
-
-bool isCudaApiFunctionName(llvm::StringRef QualifiedName) {
-  return !QualifiedName.drop_front(2).contains("::");
 }
 
 } // namespace clang::tidy::torch_sync

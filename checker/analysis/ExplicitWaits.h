@@ -13,14 +13,12 @@
 #ifndef TORCH_SYNC_EXPLICITWAITS_H
 #define TORCH_SYNC_EXPLICITWAITS_H
 
-#include "analysis/device/DeviceInference.h"
-#include "facts/SyncFacts.h"
-#include "llvm/ADT/StringRef.h"
-
 namespace clang {
 class ASTContext;
 class CallExpr;
 namespace tidy::torch_sync {
+class DeviceInference;
+struct SyncFact;
 
 /// The fact to report the call \p Call under, where \p Fact, an explicit
 /// wait's fact (SyncCategory::Explicit) of its callee, names it: \p Fact
@@ -34,11 +32,6 @@ namespace tidy::torch_sync {
 /// host; a CUDA API copy of kind 'cudaMemcpyDeviceToDevice'.
 const SyncFact *explicitWaitFact(const CallExpr &Call, const SyncFact &Fact,
                                  DeviceInference &Devices, ASTContext &Context);
-
-/// Whether \p QualifiedName ("::cudaMemcpy", as the facts write it) names a
-/// CUDA runtime or driver API function, which is declared in the global
-/// namespace.
-bool isCudaApiFunctionName(llvm::StringRef QualifiedName);
 
 } // namespace tidy::torch_sync
 } // namespace clang

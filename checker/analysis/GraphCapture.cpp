@@ -3,14 +3,15 @@
 #include "analysis/GraphCapture.h"
 #include "analysis/ImplicitCalls.h"
 #include "analysis/RunCondition.h"
-#include "analysis/device/DeviceWrites.h"
 #include "facts/SyncFacts.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Analysis/Analyses/ExprMutationAnalyzer.h"
 #include "clang/Analysis/CFG.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -115,6 +116,11 @@ std::optional<unsigned> captureStatusOf(const Expr *E) {
 /// uncapturedSuccessor follows, one into the next.
 constexpr unsigned MaxStatusTestDepth = 3;
 
+/// The local variables declared in a CFG block with no capture begun or
+/// ended in the block since: a status test that one holds still says what
+/// it said at its initialisation.
+using SteadyVariables = llvm::SmallPtrSet<const VarDecl *, 4>;
+
 /// The expression that the function \p Callee returns when its body ends in
 /// its only return statement ('bool capturing(s) { ...; return status ==
 /// cudaStreamCaptureStatusActive; }'); null otherwise, or when the body is
@@ -134,16 +140,62 @@ const Expr *soleReturnValue(const FunctionDecl &Callee) {
   return OnlyReturn ? Return->getRetValue() : nullptr;
 }
 
-/// Which successor of a branch on \p Condition, in \p Function, runs while
-/// no capture is under way: 0 (the true branch) for 'status == None' or
-/// 'status != Active', 1 for 'status != None' or 'status == Active', negated
-/// by '!'; also through a local bool variable initialised with such a test
-/// and not written after ('const bool capturing = status != None;'), and
-/// through a call of a function that returns one (soleReturnValue). nullopt
-/// when the condition is no such test.
+/// The function whose body a call of \p Callee runs, when the call cannot
+/// reach an override: a function that is not virtual, or a virtual one that
+/// is final or of a final class. Null otherwise.
+const FunctionDecl *calledDefinition(const FunctionDecl &Callee) {
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(&Callee))
+    if (Method->isVirtual() && !Method->hasAttr<FinalAttr>() &&
+        !Method->getParent()->hasAttr<FinalAttr>())
+      return nullptr;
+  const FunctionDecl *Definition = nullptr;
+  return Callee.hasBody(Definition) ? Definition : nullptr;
+}
+
+/// How many bools holding a status test one function's analysis asks
+/// ExprMutationAnalyzer about.
+constexpr unsigned MaxWriteAnalyses = 16;
+
+/// What uncapturedSuccessor reads a status test with: the block's steady
+/// variables, and the variables known to be written again or not (a cache:
+/// a block may be visited several times, and each answer walks a body).
+struct StatusTestScope {
+  const SteadyVariables &Steady;
+  llvm::DenseMap<const VarDecl *, bool> &WrittenAgain;
+  ASTContext &Context;
+};
+
+/// Whether the local variable \p Var may get another value than its
+/// initialiser's in the body of the function that declares it (clang's
+/// ExprMutationAnalyzer: assignments, non-const references and pointers
+/// taken, lambdas capturing it by reference).
+bool mayBeWrittenAgain(const VarDecl &Var, const StatusTestScope &Scope) {
+  auto It = Scope.WrittenAgain.find(&Var);
+  if (It != Scope.WrittenAgain.end())
+    return It->second;
+  // Each answer walks the declaring body: past a few per function, a bool
+  // counts as written (its branch stays in the capture).
+  if (Scope.WrittenAgain.size() >= MaxWriteAnalyses)
+    return true;
+  const auto *Owner =
+      dyn_cast_or_null<FunctionDecl>(Var.getParentFunctionOrMethod());
+  const Stmt *Body = Owner ? Owner->getBody() : nullptr;
+  bool Written =
+      !Body || ExprMutationAnalyzer(*Body, Scope.Context).isMutated(&Var);
+  Scope.WrittenAgain[&Var] = Written;
+  return Written;
+}
+
+/// Which successor of a branch on \p Condition runs while no capture is
+/// under way: 0 (the true branch) for 'status == None' or 'status !=
+/// Active', 1 for 'status != None' or 'status == Active', negated by '!';
+/// also through a bool variable of \p Steady whose initialiser is such a
+/// test and that nothing writes again ('const bool capturing = status !=
+/// None; if (!capturing)'), and through a call of a function that returns
+/// one (soleReturnValue, calledDefinition). nullopt when the condition is no
+/// such test.
 std::optional<unsigned> uncapturedSuccessor(const Expr *Condition,
-                                            const FunctionDecl &Function,
-                                            ASTContext &Context,
+                                            const StatusTestScope &Scope,
                                             unsigned Depth = 0) {
   Condition = Condition->IgnoreParenImpCasts();
   if (const auto *Cleanups = dyn_cast<ExprWithCleanups>(Condition))
@@ -151,33 +203,36 @@ std::optional<unsigned> uncapturedSuccessor(const Expr *Condition,
   if (const auto *Not = dyn_cast<UnaryOperator>(Condition);
       Not && Not->getOpcode() == UO_LNot) {
     std::optional<unsigned> Inner =
-        uncapturedSuccessor(Not->getSubExpr(), Function, Context, Depth);
+        uncapturedSuccessor(Not->getSubExpr(), Scope, Depth);
     return Inner ? std::optional<unsigned>(1 - *Inner) : std::nullopt;
   }
   if (Depth < MaxStatusTestDepth) {
-    // A bool variable that holds a status test: its initialiser decides, if
-    // nothing in the function gives it another value.
+    // A bool variable that holds a status test taken in this block, with no
+    // capture begun or ended since: its initialiser decides, unless the
+    // variable may be given another value.
     if (const auto *Ref = dyn_cast<DeclRefExpr>(Condition)) {
       const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-      if (!Var || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var) ||
-          !Var->getInit() || !Function.getBody() ||
-          !ast_matchers::match(writesToVariable(*Var), *Function.getBody(),
-                               Context)
-               .empty())
+      if (!Var || !Scope.Steady.contains(Var) || !Var->getInit())
         return std::nullopt;
-      return uncapturedSuccessor(Var->getInit(), Function, Context, Depth + 1);
+      std::optional<unsigned> Held =
+          uncapturedSuccessor(Var->getInit(), Scope, Depth + 1);
+      return Held && !mayBeWrittenAgain(*Var, Scope) ? Held : std::nullopt;
     }
     // A function that returns a status test, such as 'is_capturing(stream)':
     // what it returns decides (its own locals are its business).
     if (const auto *Call = dyn_cast<CallExpr>(Condition)) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      const FunctionDecl *Definition = nullptr;
-      if (!Callee || !Callee->hasBody(Definition))
+      const FunctionDecl *Definition =
+          Callee ? calledDefinition(*Callee) : nullptr;
+      const Expr *Returned =
+          Definition ? soleReturnValue(*Definition) : nullptr;
+      if (!Returned)
         return std::nullopt;
-      const Expr *Returned = soleReturnValue(*Definition);
-      return Returned ? uncapturedSuccessor(Returned, *Definition, Context,
-                                            Depth + 1)
-                      : std::nullopt;
+      // The callee's locals are not the block's.
+      const SteadyVariables None;
+      return uncapturedSuccessor(
+          Returned, StatusTestScope{None, Scope.WrittenAgain, Scope.Context},
+          Depth + 1);
     }
   }
   const auto *Compare = dyn_cast<BinaryOperator>(Condition);
@@ -193,21 +248,20 @@ std::optional<unsigned> uncapturedSuccessor(const Expr *Condition,
   return (*Status == 0) == Equal ? 0 : 1;
 }
 
-/// Which successor of \p Block, a block of \p Function, runs while no
-/// capture is under way, when the block ends in a two-way branch on a capture
-/// status test (uncapturedSuccessor); nullopt otherwise. Of a chain of '&&'
-/// or '||' the block's own operand is tested: the last operand that the edge
-/// depends on (the earlier ones lead to it only when they allowed it).
+/// Which successor of \p Block runs while no capture is under way, when the
+/// block ends in a two-way branch on a capture status test
+/// (uncapturedSuccessor, in \p Scope); nullopt
+/// otherwise. Of a chain of '&&' or '||' the block's own operand is tested:
+/// the last operand that the edge depends on (the earlier ones lead to it
+/// only when they allowed it).
 std::optional<unsigned> uncapturedBranch(const CFGBlock &Block,
-                                         const FunctionDecl &Function,
-                                         ASTContext &Context) {
+                                         const StatusTestScope &Scope) {
   const Stmt *Terminator = Block.getTerminatorStmt();
   // A switch's successors are its cases, not a true and a false branch.
   if (Block.succ_size() != 2 || !Terminator || isa<SwitchStmt>(Terminator))
     return std::nullopt;
   const Expr *Condition = Block.getLastCondition();
-  return Condition ? uncapturedSuccessor(Condition, Function, Context)
-                   : std::nullopt;
+  return Condition ? uncapturedSuccessor(Condition, Scope) : std::nullopt;
 }
 
 /// Whether \p Key names something of its function's own: a local variable,
@@ -277,12 +331,20 @@ struct CaptureRegions::Analysis {
     while (!Work.empty()) {
       const CFGBlock *Block = Work.pop_back_val();
       CaptureState State = Entry[Block];
-      for (const CFGElement &Element : *Block)
-        transfer(Element, State, /*Unmatched=*/nullptr);
+      SteadyVariables Steady;
+      for (const CFGElement &Element : *Block) {
+        if (transfer(Element, State, /*Unmatched=*/nullptr))
+          Steady.clear();
+        if (auto Statement = Element.getAs<CFGStmt>())
+          if (const auto *Decls = dyn_cast<DeclStmt>(Statement->getStmt()))
+            for (const Decl *D : Decls->decls())
+              if (const auto *Var = dyn_cast<VarDecl>(D))
+                Steady.insert(Var);
+      }
       // A branch on the capture status: no capture is open on the branch
       // where the status says none is under way.
       std::optional<unsigned> Uncaptured =
-          uncapturedBranch(*Block, Function, Context);
+          uncapturedBranch(*Block, {Steady, WrittenAgain, Context});
       const CaptureState NoCapture;
       for (auto [Index, Next] : llvm::enumerate(Block->succs())) {
         if (!Next)
@@ -477,6 +539,8 @@ private:
   std::unique_ptr<CFG> Graph;
   llvm::DenseMap<const CFGBlock *, CaptureState> Entry;
   llvm::DenseMap<const CXXConstructExpr *, const VarDecl *> Constructed;
+  /// Whether each bool that holds a status test may be written again.
+  llvm::DenseMap<const VarDecl *, bool> WrittenAgain;
 };
 
 CaptureRegions::CaptureRegions(

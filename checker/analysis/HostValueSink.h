@@ -22,7 +22,8 @@ namespace tidy::torch_sync {
 enum class HostValueSink {
   /// Nowhere this file tells.
   None,
-  /// A sum that the host adds it to ('total += v', 'flags |= v').
+  /// A value that the host folds it into, on the right of a compound
+  /// assignment other than '-=' and '/=' ('total += v', 'flags |= v').
   Accumulate,
   /// A size: a tensor factory's or shape method's size, 'resize' or
   /// 'reserve', a 'std::vector', an allocation ('malloc', 'cudaMalloc',

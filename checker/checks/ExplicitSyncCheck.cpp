@@ -25,7 +25,7 @@ void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
 }
 
 // A free of a null pointer and a device-to-device cudaMemcpy do not wait
-// (CallSync.h). There is no tensor whose device to infer: each of the other
+// (ExplicitWaits.h). There is no tensor whose device to infer: each of the other
 // calls waits for a CUDA device (needsTensorDevice), and each effect names
 // what it waits for: the device, a stream or an event.
 void ExplicitSyncCheck::reportCallSync(const CallExpr &Call,

@@ -148,14 +148,10 @@ std::vector<llvm::StringRef> functionNames(SyncCategory Category) {
   return Names;
 }
 
-namespace {
-/// Whether \p QualifiedName ("::cudaMemcpy") names a function of the global
-/// namespace: the CUDA runtime and driver APIs.
 bool isGlobalName(StringRef QualifiedName) {
   return QualifiedName.starts_with("::") &&
          !QualifiedName.drop_front(2).contains("::");
 }
-} // namespace
 
 std::vector<std::string> declaredFunctionNames(SyncCategory Category) {
   std::vector<std::string> Names;

@@ -82,7 +82,7 @@ struct SyncFact {
   /// For a Thrust algorithm, what it does with a CUDA policy; None otherwise.
   ThrustKind Thrust = ThrustKind::None;
   /// Whether the call is an asynchronous CUDA copy ('cudaMemcpyAsync'), which
-  /// waits only from the device into pageable host memory (CallSync.cpp).
+  /// waits only from the device into pageable host memory (ExplicitWaits.cpp).
   bool AsyncCopy = false;
 };
 
@@ -184,6 +184,10 @@ std::vector<llvm::StringRef> methodNames(SyncCategory Category);
 
 /// Qualified free function names of the facts in \p Category.
 std::vector<llvm::StringRef> functionNames(SyncCategory Category);
+
+/// Whether \p QualifiedName, a fact's function name ("::cudaMemcpy"), names a
+/// function of the global namespace: the CUDA runtime and driver APIs.
+bool isGlobalName(llvm::StringRef QualifiedName);
 
 /// The qualified names a call of a fact in \p Category may resolve to: the
 /// facts' names, and for CUDA API functions the names the CUDA headers declare

@@ -1,9 +1,8 @@
 //===--- CallArguments.h - a call's argument for a named parameter --------===//
 //
-// The facts name the arguments whose values decide a sync by their
-// parameter's name ('output_size', 'kind', 'dst'), as the declarations in
-// LibTorch's and CUDA's headers spell them, which holds across the overloads
-// and versions that put them at different positions.
+// An argument found by its parameter's name ('output_size', 'kind', 'dst'),
+// as a declaration spells it: the name holds across the overloads and
+// versions of a library that put the parameter at different positions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +24,10 @@ const ParmVarDecl *namedParameter(const FunctionDecl &Callee,
 
 /// The argument \p Call passes for the parameter of \p Callee named \p Name:
 /// the written one, or a CXXDefaultArgExpr when it is left out. Null when
-/// the callee has no such parameter, or the call passes fewer arguments (a
-/// variadic or ill-formed call).
+/// the callee has no such parameter, or the call has fewer arguments (code
+/// with errors). \p Call must number its arguments as \p Callee its
+/// parameters: not a member operator call (a CXXOperatorCallExpr counts the
+/// object as argument 0).
 const Expr *namedArgument(const CallExpr &Call, const FunctionDecl &Callee,
                           llvm::StringRef Name);
 

@@ -39,7 +39,7 @@ DynTypedNode parentOf(const DynTypedNode &Node, ASTContext &Context);
 /// parentheses, a temporary, a cast, a default argument.
 bool wrapsValue(const Stmt *Parent);
 
-/// The DeclRefExprs of \p Var in \p Body, in source order.
+/// The DeclRefExprs of \p Var in \p Body.
 llvm::SmallVector<const DeclRefExpr *, 8>
 referencesTo(const VarDecl &Var, const Stmt &Body, ASTContext &Context);
 

@@ -328,8 +328,9 @@ void guardedByStatusInChains(cudaStream_t stream, bool flag, float *host,
 
 // A status test held in a bool variable, or returned by the project's own
 // function: the branch where it says no capture is under way is outside the
-// capture. A variable written after its initialisation, and a function with
-// another return, decide nothing.
+// capture. A variable written after its initialisation, or taken before a
+// capture began, a function with another return, and a virtual function
+// (an override may answer otherwise) decide nothing.
 bool isCapturing(cudaStream_t stream) {
   cudaStreamCaptureStatus status;
   cudaStreamIsCapturing(stream, &status);
@@ -344,6 +345,12 @@ bool isCapturingOrFailed(cudaStream_t stream) {
 struct CaptureProbe {
   cudaStream_t stream;
   bool idle() const { return !isCapturing(stream); }
+};
+struct VirtualCaptureProbe {
+  explicit VirtualCaptureProbe(cudaStream_t stream) : stream(stream) {}
+  virtual ~VirtualCaptureProbe() = default;
+  virtual bool idle() const { return !isCapturing(stream); }
+  cudaStream_t stream;
 };
 void guardedByStatusWrappers(cudaStream_t stream, bool flag) {
   cudaGraph_t graph;
@@ -365,7 +372,33 @@ void guardedByStatusWrappers(cudaStream_t stream, bool flag) {
   if (!isCapturingOrFailed(stream))
     cudaStreamSynchronize(stream);
   // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-17]]
+  if (VirtualCaptureProbe(stream).idle())
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-20]]
+  bool idle = status == cudaStreamCaptureStatusNone;
+  auto reset = [&] { idle = true; };
+  reset();
+  if (idle)
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-26]]
   cudaStreamEndCapture(stream, &graph);
+}
+void statusTakenBeforeTheCapture(cudaStream_t stream) {
+  cudaGraph_t graph;
+  const bool idle = !isCapturing(stream);
+  cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  if (idle)
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-3]]
+  cudaStreamEndCapture(stream, &graph);
+  const bool wasCapturing = isCapturing(stream);
+  if (!wasCapturing)
+    cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  if (!wasCapturing)
+    cudaStreamSynchronize(stream);
+  // CHECK-MESSAGES: :[[@LINE-1]]:5: warning: 'cudaStreamSynchronize' synchronizes with the device inside the CUDA graph capture begun at line [[@LINE-3]]
+  if (!wasCapturing)
+    cudaStreamEndCapture(stream, &graph);
 }
 
 // The driver's capture into an existing graph, its mode the last argument.
