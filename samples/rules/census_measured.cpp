@@ -12,22 +12,18 @@
 // device); 'ctc_loss' and 'batch_norm_gather_stats'
 // (torch-sync-device-to-host: host lengths and counts copied and waited for),
 // 'quantize_per_channel' and 'quantize_per_tensor' with tensor quantization
-// parameters (torch-sync-item); 'sparse_coo_tensor' without a size
-// (torch-sync-dynamic-shape: the size is read from the indices).
+// parameters (torch-sync-item).
 // And one exempt_* function per sync-free twin of the same name that the
 // census measured: 'linalg_inv_ex', 'normal' with a host standard deviation,
 // 'batch_norm_gather_stats_with_counts', 'quantize_per_tensor' with host
-// quantization parameters; and 'sparse_coo_tensor' given its size, which
-// the census could not measure (this sample does).
+// quantization parameters.
 //
 // Version note: LibTorch 1.13 declares 'to_sparse()' without the layout
 // parameters of the overload that 2.11 measured, and the checker reports
 // that spelling only with 2.x headers; rule_to_sparse calls the
 // 'to_sparse(sparse_dim)' overload, which both declare alike, and the
 // argument-free spelling is in rule_to_sparse_layout, inside a TORCH_VERSION
-// conditional. 1.13 also declares 'sparse_coo_tensor(indices, values)'
-// without the 'is_coalesced' parameter of the measured overload: its rule and
-// twin are 2.x-only too.
+// conditional.
 //
 // Every call that may synchronize is on a line of its own, after queued
 // work. Tensor results stay on the device until main returns and are never
@@ -210,31 +206,6 @@ void exempt_quantize_per_tensor_host_qparams(torch::Device device) {
   keep(at::quantize_per_tensor(weights, 0.1, 0, torch::kQUInt8));
 }
 
-#if TORCH_VERSION_MAJOR >= 2 // 2.0 and later
-// Indices of a 3x3 sparse matrix's three nonzero elements, on the device.
-torch::Tensor sparseIndices(torch::Device device) {
-  auto options = torch::TensorOptions().device(device).dtype(torch::kLong);
-  return torch::arange(6, options).remainder(3).view({2, 3});
-}
-
-// sparse_coo_tensor without a size reads the largest index of each sparse
-// dimension from the device to size the tensor.
-void rule_sparse_coo_tensor_without_size(torch::Device device) {
-  auto indices = sparseIndices(device);
-  auto values = torch::ones({3}, torch::TensorOptions().device(device));
-  queueWork(device);
-  keep(torch::sparse_coo_tensor(indices, values));
-}
-
-// Twin of rule_sparse_coo_tensor_without_size: the size given.
-void exempt_sparse_coo_tensor_with_size(torch::Device device) {
-  auto indices = sparseIndices(device);
-  auto values = torch::ones({3}, torch::TensorOptions().device(device));
-  queueWork(device);
-  keep(torch::sparse_coo_tensor(indices, values, {3, 3}));
-}
-#endif
-
 } // namespace
 
 int main() {
@@ -257,10 +228,6 @@ int main() {
   rule_quantize_per_channel(device);
   rule_quantize_per_tensor_tensor_qparams(device);
   exempt_quantize_per_tensor_host_qparams(device);
-#if TORCH_VERSION_MAJOR >= 2 // 2.0 and later
-  rule_sparse_coo_tensor_without_size(device);
-  exempt_sparse_coo_tensor_with_size(device);
-#endif
   deviceResults.clear();
   return 0;
 }
