@@ -25,9 +25,9 @@ void ExplicitSyncCheck::registerSyncMatchers(MatchFinder *Finder) {
 }
 
 // A free of a null pointer and a device-to-device cudaMemcpy do not wait
-// (ExplicitWaits.h). There is no tensor whose device to infer: each of the other
-// calls waits for a CUDA device (needsTensorDevice), and each effect names
-// what it waits for: the device, a stream or an event.
+// (ExplicitWaits.h). There is no tensor whose device to infer: each of the
+// other calls waits for a CUDA device (needsTensorDevice), and each effect
+// names what it waits for: the device, a stream or an event.
 void ExplicitSyncCheck::reportCallSync(const CallExpr &Call,
                                        const CallSync &Sync,
                                        const MatchFinder::MatchResult &Result) {
