@@ -250,10 +250,9 @@ std::optional<unsigned> uncapturedSuccessor(const Expr *Condition,
 
 /// Which successor of \p Block runs while no capture is under way, when the
 /// block ends in a two-way branch on a capture status test
-/// (uncapturedSuccessor, in \p Scope); nullopt
-/// otherwise. Of a chain of '&&' or '||' the block's own operand is tested:
-/// the last operand that the edge depends on (the earlier ones lead to it
-/// only when they allowed it).
+/// (uncapturedSuccessor, in \p Scope); nullopt otherwise. Of a chain of '&&'
+/// or '||' the block's own operand is tested: the last operand that the edge
+/// depends on (the earlier ones lead to it only when they allowed it).
 std::optional<unsigned> uncapturedBranch(const CFGBlock &Block,
                                          const StatusTestScope &Scope) {
   const Stmt *Terminator = Block.getTerminatorStmt();
